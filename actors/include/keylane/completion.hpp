@@ -1,0 +1,58 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "keylane/detail/completion_core.hpp"
+
+namespace keylane {
+
+/// Finishes one event, exactly once: `ok`, `skip` or `fail`. It may be
+/// called at once inside `on_event`, or later from a response handler, a
+/// timer, or any other thread; the key's next event starts only after it.
+/// A completion destroyed unfinished fails its event ("dropped completion").
+/// Calls after the first are ignored. Move-only; not for concurrent use.
+template <class Result>
+class completion {
+public:
+  explicit completion(detail::completion_core core) noexcept
+    : core_(std::move(core)) {}
+  completion(completion&&) noexcept = default;
+  completion& operator=(completion&&) noexcept = default;
+
+  /// Finishes the event with a result.
+  void ok(Result value) {
+    if (!core_.pending())
+      return;
+    if (core_.synchronous()) {
+      static_cast<std::optional<Result>*>(core_.slot())->emplace(std::move(value));
+      core_.finish(outcome::ok, {}, nullptr);
+    } else {
+      core_.finish(outcome::ok, {},
+                   std::make_shared<detail::typed_result_box<Result>>(
+                     std::move(value)));
+    }
+  }
+
+  /// Finishes the event without a result: a tombstone, not an error.
+  void skip() {
+    if (core_.pending())
+      core_.finish(outcome::skipped, {}, nullptr);
+  }
+
+  /// Finishes the event as failed, with a reason.
+  void fail(std::string reason) {
+    if (core_.pending())
+      core_.finish(outcome::failed, std::move(reason), nullptr);
+  }
+
+  /// True until the event is finished through this object.
+  [[nodiscard]] bool pending() const noexcept { return core_.pending(); }
+
+private:
+  detail::completion_core core_;
+};
+
+} // namespace keylane

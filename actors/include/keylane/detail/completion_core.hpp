@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <caf/actor.hpp>
+
+#include "keylane/detail/result_box.hpp"
+#include "keylane/outcome.hpp"
+
+namespace keylane::detail {
+
+class lane;
+
+/// The untyped half of a completion: which lane and which invocation it
+/// finishes. Finishing inside the handler's own call (on the lane's thread)
+/// writes straight into the event; anywhere else it becomes a message to
+/// the lane, which drops it if that invocation already ended.
+class completion_core {
+public:
+  completion_core() noexcept = default;
+  completion_core(lane* owner, uint64_t token, void* slot) noexcept
+    : owner_(owner), token_(token), slot_(slot) {}
+  completion_core(completion_core&& other) noexcept;
+  completion_core& operator=(completion_core&& other) noexcept;
+  completion_core(const completion_core&) = delete;
+  completion_core& operator=(const completion_core&) = delete;
+  ~completion_core();
+
+  /// True until the event is finished through this object.
+  [[nodiscard]] bool pending() const noexcept { return owner_ != nullptr; }
+
+  /// True when called inside the handler's own `on_event` call.
+  [[nodiscard]] bool synchronous() const noexcept;
+
+  /// The typed result slot (a `std::optional<Result>*`), sync path only.
+  [[nodiscard]] void* slot() const noexcept { return slot_; }
+
+  /// Finishes the invocation with `status`; `box` carries the result.
+  void finish(outcome status, std::string error, result_box_ptr box);
+
+private:
+  // Keeps the lane object alive once the completion leaves the handler's
+  // call frame, so `owner_` stays valid; the sync path needs no refcount.
+  void pin();
+  lane* owner_ = nullptr;
+  uint64_t token_ = 0;
+  void* slot_ = nullptr;
+  caf::actor handle_;
+};
+
+} // namespace keylane::detail

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+
+#include "keylane/completion.hpp"
+#include "keylane/event.hpp"
+#include "keylane/key.hpp"
+
+namespace keylane {
+
+namespace detail {
+class lane;
+} // namespace detail
+
+/// The untyped part of a handler; derive from `handler<P, R>` instead.
+class handler_base {
+public:
+  virtual ~handler_base() = default;
+
+  /// Called once when the key's lane starts, before its first event:
+  /// load per-key state here.
+  virtual void on_activate(const key& k);
+
+  /// Called once when the key's lane retires, after its last event
+  /// finished: flush per-key state here. The key's next lane activates
+  /// only after this returns.
+  virtual void on_retire(const key& k);
+
+  /// Runs one event; called by the lane. Not for users.
+  virtual void invoke(detail::event_base& ev, detail::completion_core core) = 0;
+
+  /// The slot an asynchronous result is moved into. Not for users.
+  virtual void* result_slot(detail::event_base& ev) noexcept = 0;
+
+protected:
+  /// The lane actor this handler runs in: use it to message other actors
+  /// (`self()->request(db, timeout, ...).then(...)`) or to set timers
+  /// (`self()->delayed_send(...)`). Valid from `on_activate` on.
+  [[nodiscard]] caf::event_based_actor* self() const noexcept { return self_; }
+
+  /// The key this handler instance serves.
+  [[nodiscard]] const key& current_key() const noexcept { return *key_; }
+
+private:
+  friend class detail::lane;
+  caf::event_based_actor* self_ = nullptr;
+  const key* key_ = nullptr;
+};
+
+/// Base class of user handlers. One instance serves one key for as long
+/// as the key's lane lives, so members can hold per-key state. Calls of
+/// `on_activate`, `on_event` and `on_retire` never overlap, run on the
+/// lane's actor, and `on_event` sees the key's events one at a time in
+/// submission order: the next starts only after the previous completion
+/// finished.
+template <class Payload, class Result>
+class handler : public handler_base {
+public:
+  using payload_type = Payload;
+  using result_type = Result;
+  using event_type = event<Payload, Result>;
+
+  /// Processes one event and finishes `done` now or later.
+  virtual void on_event(Payload& payload, completion<Result> done) = 0;
+
+  void invoke(detail::event_base& ev, detail::completion_core core) final {
+    auto& e = static_cast<event_type&>(ev);
+    on_event(e.payload, completion<Result>{std::move(core)});
+  }
+
+  void* result_slot(detail::event_base& ev) noexcept final {
+    return &static_cast<event_type&>(ev).result;
+  }
+};
+
+} // namespace keylane

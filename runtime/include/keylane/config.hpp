@@ -1,0 +1,162 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace keylane {
+
+/// Marks a bound as absent ("unbounded" in the config file).
+inline constexpr size_t unbounded = std::numeric_limits<size_t>::max();
+
+/// How the sink orders what it emits.
+enum class order_mode {
+  /// Global submission (sequence-number) order.
+  global,
+  /// Per-key submission order; keys interleave freely.
+  per_key,
+  /// Completion order.
+  none,
+};
+
+/// What `submit` does when the window or a key's backlog is full.
+enum class overflow_policy {
+  /// Return `errc::window_full` or `errc::key_backlog_full` at once.
+  reject,
+  /// Wait until there is room (or the runtime stops).
+  block,
+};
+
+/// CAF's scheduler policy.
+enum class scheduler_policy {
+  /// Work sharing: one shared job queue.
+  sharing,
+  /// Work stealing: one queue per worker, idle workers steal.
+  stealing,
+};
+
+/// Severity threshold of the runtime's log.
+enum class log_level { error, warning, info, debug };
+
+/// Where a config value came from, for error messages ("file:line").
+struct source_location {
+  std::string file;
+  size_t line = 0;
+};
+
+/// One value of a handler's own config table.
+using param_value = std::variant<bool, int64_t, double, std::string>;
+
+/// The handler's own table (`[handler.<name>]`). Reading a key marks it as
+/// used; after the handler is built, `unused()` lists the keys it did not
+/// read, which the runtime reports as unknown keys. Not thread-safe: read it
+/// in the handler's constructor only.
+class handler_params {
+public:
+  /// Adds a value, as parsed from `where`.
+  void set(std::string name, param_value value, source_location where = {});
+
+  /// True if the table holds `name`.
+  [[nodiscard]] bool contains(const std::string& name) const;
+
+  /// Reads an integer, or `fallback` when absent. Records a type error.
+  int64_t get_int(const std::string& name, int64_t fallback) const;
+
+  /// Reads a number (integers convert), or `fallback`. Records a type error.
+  double get_double(const std::string& name, double fallback) const;
+
+  /// Reads a bool, or `fallback` when absent. Records a type error.
+  bool get_bool(const std::string& name, bool fallback) const;
+
+  /// Reads a string, or `fallback` when absent. Records a type error.
+  std::string get_string(const std::string& name, std::string fallback) const;
+
+  /// Records that `name` is invalid because of `why` (for range checks).
+  void reject(const std::string& name, std::string why) const;
+
+  /// Problems found so far, each "file:line: handler.<name>.key ...: why".
+  [[nodiscard]] std::vector<std::string> problems(const std::string& handler)
+    const;
+
+  /// All entries, for printing the effective config.
+  [[nodiscard]] const std::map<std::string, param_value>& values() const {
+    return values_;
+  }
+
+private:
+  struct problem {
+    std::string key;
+    std::string why;
+  };
+  std::map<std::string, param_value> values_;
+  std::map<std::string, source_location> where_;
+  mutable std::set<std::string> used_;
+  mutable std::vector<problem> problems_;
+};
+
+/// Every knob of a runtime, with its default. The config file fills it
+/// (see config_loader.hpp); code reads only this struct.
+struct settings {
+  // -- [runtime] ------------------------------------------------------------
+
+  /// Most lanes (active keys) alive at once; further keys wait in order.
+  size_t max_active_keys = 1024;
+
+  /// Most events accepted but not yet delivered; `unbounded` for no limit.
+  size_t window = 65536;
+
+  /// Output order.
+  order_mode order = order_mode::global;
+
+  /// Most events of one key accepted but not yet completed.
+  size_t key_backlog = 65536;
+
+  /// What a full window or key backlog does to `submit`.
+  overflow_policy overflow = overflow_policy::block;
+
+  /// Most events a lane runs in one go before letting other actors run.
+  size_t lane_batch = 64;
+
+  /// Most events the supervisor routes from ingress per message.
+  size_t ingress_batch = 1024;
+
+  // -- [scheduler] ----------------------------------------------------------
+
+  /// CAF scheduler policy.
+  scheduler_policy scheduler = scheduler_policy::sharing;
+
+  /// Worker threads; 0 means one per hardware thread.
+  size_t threads = 0;
+
+  /// Messages an actor handles before yielding its thread.
+  size_t max_throughput = 300;
+
+  // -- [log] ----------------------------------------------------------------
+
+  /// Log threshold.
+  log_level log = log_level::warning;
+
+  // -- [handler] ------------------------------------------------------------
+
+  /// Name of the registered handler to run.
+  std::string handler;
+
+  /// The handler's own table, `[handler.<name>]`.
+  handler_params params;
+
+  /// Where the settings came from ("<defaults>" or a file path).
+  std::string origin = "<defaults>";
+};
+
+/// Names of the enum values as written in the config file.
+[[nodiscard]] const char* to_string(order_mode x) noexcept;
+[[nodiscard]] const char* to_string(overflow_policy x) noexcept;
+[[nodiscard]] const char* to_string(scheduler_policy x) noexcept;
+[[nodiscard]] const char* to_string(log_level x) noexcept;
+
+} // namespace keylane

@@ -1,0 +1,173 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/expected.hpp>
+
+#include "keylane/config.hpp"
+#include "keylane/detail/backlog.hpp"
+#include "keylane/detail/event_base.hpp"
+#include "keylane/detail/mpmc_queue.hpp"
+#include "keylane/errc.hpp"
+#include "keylane/handler_registry.hpp"
+#include "keylane/stats.hpp"
+
+namespace keylane::detail {
+
+/// The untyped core of a runtime: the actor system, ingress, window
+/// credit, per-key backlog, output queue and counters. `runtime<P, R>` is a
+/// typed face over it.
+///
+/// Thread-safety: `reserve`, `commit`, `cancel`, `snapshot`, `try_pull`,
+/// `pull` and `drain` may be called from any thread at once; `stop` from one
+/// thread. The actor-side functions are called by keylane's own actors.
+/// Events from one producer thread enter ingress in call order; events of
+/// different producers interleave in no defined order.
+class engine {
+public:
+  /// Called on the consumer thread for each delivered event; empty for
+  /// pull mode.
+  using output_fn = std::function<void(event_base&)>;
+
+  /// Builds the actor system and actors. Fails with `errc::startup_failed`.
+  static caf::expected<std::unique_ptr<engine>>
+  start(settings cfg, handler_factory make, output_fn out);
+
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  // -- producers --------------------------------------------------------------
+
+  /// Takes a window credit and a backlog slot for `k`, waiting or not as the
+  /// overflow policy says. `errc::none` on success.
+  [[nodiscard]] errc reserve(const key& k);
+
+  /// Returns what `reserve` took (the caller could not build its event).
+  void cancel(const key& k) noexcept;
+
+  /// Accepts a reserved event: assigns its sequence number and hands it to
+  /// the supervisor. Returns the sequence number.
+  uint64_t commit(event_ptr ev);
+
+  // -- consumers --------------------------------------------------------------
+
+  /// Takes one delivered event without waiting (pull mode).
+  [[nodiscard]] bool try_pull(event_ptr& out);
+
+  /// Takes one delivered event, waiting up to `timeout` (pull mode).
+  [[nodiscard]] bool pull(event_ptr& out, std::chrono::nanoseconds timeout);
+
+  /// Waits until every accepted event was delivered; false on timeout.
+  [[nodiscard]] bool drain(std::chrono::nanoseconds timeout);
+
+  /// Rejects new events, ends the actors, reports what was not delivered.
+  stop_report stop();
+
+  /// A snapshot of the counters.
+  [[nodiscard]] keylane::stats snapshot() const;
+
+  /// The settings in force.
+  [[nodiscard]] const settings& config() const noexcept { return cfg_; }
+
+  /// The actor system, for user actors the handlers talk to.
+  [[nodiscard]] caf::actor_system& system() noexcept { return *system_; }
+
+  // -- for keylane's actors ---------------------------------------------------
+
+  /// Clears the "supervisor was signalled" flag before draining ingress.
+  void rearm_ingress() noexcept;
+
+  /// Takes up to `max` events from ingress.
+  size_t dequeue_ingress(event_base** buf, size_t max);
+
+  /// Returns `n` backlog slots of `k` (events of `k` completed).
+  void release_backlog(const key& k, size_t n) { backlog_.release(k, n); }
+
+  /// Hands events to the application, in the order given.
+  void emit(event_base** evs, size_t n);
+
+  /// Records events that `stop` ended before delivery.
+  void abandon(event_ptr ev, const char* stage);
+
+  /// Registers an actor of the runtime; `stop` waits for all to leave.
+  void actor_started() noexcept;
+  /// Unregisters an actor of the runtime.
+  void actor_stopped() noexcept;
+
+  /// True once `stop` began.
+  [[nodiscard]] bool stopping() const noexcept {
+    return stopped_.load(std::memory_order_acquire);
+  }
+
+  /// Counters the actors publish (single writer each, relaxed).
+  struct published {
+    std::atomic<uint64_t> active_lanes{0};
+    std::atomic<uint64_t> peak_active_lanes{0};
+    std::atomic<uint64_t> waiting_keys{0};
+    std::atomic<uint64_t> lanes_spawned{0};
+    std::atomic<uint64_t> lanes_retired{0};
+    std::atomic<uint64_t> sink_buffered{0};
+    std::atomic<uint64_t> peak_sink_buffered{0};
+    std::atomic<uint64_t> awaited_seq{0};
+    std::atomic<int64_t> awaited_since_ns{0};
+    std::atomic<uint64_t> ok{0};
+    std::atomic<uint64_t> skipped{0};
+    std::atomic<uint64_t> failed{0};
+  };
+
+  /// Counters written by the actors.
+  published& counters() noexcept { return pub_; }
+
+private:
+  engine(settings cfg, output_fn out);
+  void wake_supervisor();
+  void credit(size_t n);
+  void consume_loop();
+
+  settings cfg_;
+  output_fn out_;
+
+  // Producers bump these on every submit: each on its own cache line.
+  alignas(64) std::atomic<uint64_t> next_seq_{0};
+  alignas(64) std::atomic<uint64_t> in_flight_{0};
+  alignas(64) std::atomic<uint64_t> delivered_{0};
+  alignas(64) std::atomic<bool> signalled_{false};
+  alignas(64) std::atomic<bool> stopped_{false};
+  std::atomic<uint64_t> rejected_{0};
+  std::atomic<int> live_actors_{0};
+
+  backlog backlog_;
+  mpmc_queue<event_base*> ingress_;
+  blocking_mpmc_queue<event_base*> output_;
+
+  // Waiters for window credit, drain and actor shutdown.
+  std::mutex wait_mtx_;
+  std::condition_variable wait_cv_;
+  std::atomic<int> waiters_{0};
+
+  std::mutex abandoned_mtx_;
+  std::vector<unfinished_event> abandoned_;
+
+  published pub_;
+  std::thread consumer_;
+  std::atomic<bool> consumer_stop_{false};
+
+  std::unique_ptr<caf::actor_system_config> system_cfg_;
+  std::unique_ptr<caf::actor_system> system_;
+  caf::actor supervisor_;
+  caf::actor sink_;
+};
+
+} // namespace keylane::detail

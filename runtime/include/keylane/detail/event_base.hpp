@@ -1,0 +1,44 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "keylane/key.hpp"
+#include "keylane/outcome.hpp"
+
+namespace keylane::detail {
+
+using clock = std::chrono::steady_clock;
+
+/// The type-erased part of an accepted event. One allocation carries an
+/// event from submit through its lane and the sink to the application.
+/// Owned by exactly one party at a time (ingress, supervisor, lane, sink,
+/// output queue), so it needs no synchronisation of its own.
+struct event_base {
+  event_base(keylane::key k) : k(std::move(k)) {}
+  virtual ~event_base() = default;
+  event_base(const event_base&) = delete;
+  event_base& operator=(const event_base&) = delete;
+
+  /// Sequence number, assigned at submit; unique and dense from 0.
+  uint64_t seq = 0;
+  /// The event's key.
+  keylane::key k;
+  /// When `submit` accepted it.
+  clock::time_point submitted;
+  /// How it ended.
+  outcome status = outcome::pending;
+  /// Why it failed (empty unless `status == failed`).
+  std::string error;
+};
+
+/// Deletes an event; used by containers that hold raw owning pointers.
+struct event_deleter {
+  void operator()(event_base* p) const noexcept { delete p; }
+};
+
+using event_ptr = std::unique_ptr<event_base, event_deleter>;
+
+} // namespace keylane::detail

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <caf/atom.hpp>
+#include <caf/error.hpp>
+#include <caf/make_message.hpp>
+
+namespace keylane {
+
+/// Error codes of keylane; every failing call names one of these.
+enum class errc : uint8_t {
+  /// Not an error.
+  none = 0,
+  /// The window (events accepted but not yet delivered) is full.
+  window_full,
+  /// This key already holds `key_backlog` events that have not completed.
+  key_backlog_full,
+  /// The runtime was stopped or is stopping; nothing more is accepted.
+  stopped,
+  /// A config file or value is invalid; the message names file, line and key.
+  invalid_config,
+  /// A config file could not be read.
+  unreadable_config,
+  /// The handler named in the config is not registered, or has other types.
+  unknown_handler,
+  /// A handler reported a failure, threw, or dropped its completion.
+  handler_failed,
+  /// A wait (drain, blocking submit) ran out of time.
+  timeout,
+  /// The actor system could not be started.
+  startup_failed,
+};
+
+/// Returns the name of `x`, for example "window_full".
+[[nodiscard]] const char* to_string(errc x) noexcept;
+
+/// Wraps `x` and a human-readable message into a CAF error.
+[[nodiscard]] caf::error make_error(errc x, std::string message = {});
+
+/// Renders an error produced by keylane as "name: message".
+[[nodiscard]] std::string render(const caf::error& err);
+
+} // namespace keylane

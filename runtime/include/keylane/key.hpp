@@ -1,0 +1,101 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace keylane {
+
+/// Stable 64-bit FNV-1a hash: identical across runs, processes and builds,
+/// unlike `std::hash`, so routing decisions can be reproduced and shared.
+[[nodiscard]] constexpr uint64_t stable_hash(std::string_view s) noexcept {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+/// Stable hash of an integer key (splitmix64 finaliser).
+[[nodiscard]] constexpr uint64_t stable_hash(uint64_t x) noexcept {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/// The identity of an ordered stream: a string or a 64-bit integer.
+/// A string key and an integer key never compare equal, even "7" and 7.
+/// The hash is computed once at construction.
+class key {
+public:
+  key() noexcept : num_(0), hash_(stable_hash(uint64_t{0})), is_num_(true) {}
+
+  key(uint64_t x) noexcept : num_(x), hash_(stable_hash(x)), is_num_(true) {}
+
+  key(int x) noexcept : key(static_cast<uint64_t>(x)) {}
+
+  key(std::string s) noexcept
+    : str_(std::move(s)), num_(0), hash_(stable_hash(str_) ^ 1u),
+      is_num_(false) {}
+
+  key(const char* s) : key(std::string{s}) {}
+
+  key(std::string_view s) : key(std::string{s}) {}
+
+  /// True when the key is an integer.
+  [[nodiscard]] bool is_integer() const noexcept { return is_num_; }
+
+  /// The integer value; 0 for string keys.
+  [[nodiscard]] uint64_t integer() const noexcept { return num_; }
+
+  /// The string value; empty for integer keys.
+  [[nodiscard]] const std::string& str() const noexcept { return str_; }
+
+  /// The stable hash of this key.
+  [[nodiscard]] uint64_t hash() const noexcept { return hash_; }
+
+  /// Renders the key: the string itself, or the integer in decimal.
+  [[nodiscard]] std::string to_string() const {
+    return is_num_ ? std::to_string(num_) : str_;
+  }
+
+  friend bool operator==(const key& x, const key& y) noexcept {
+    return x.hash_ == y.hash_ && x.is_num_ == y.is_num_ && x.num_ == y.num_
+           && x.str_ == y.str_;
+  }
+
+  friend bool operator!=(const key& x, const key& y) noexcept {
+    return !(x == y);
+  }
+
+  friend std::ostream& operator<<(std::ostream& out, const key& k) {
+    return out << k.to_string();
+  }
+
+private:
+  std::string str_;
+  uint64_t num_;
+  uint64_t hash_;
+  bool is_num_;
+};
+
+/// Hasher for unordered containers keyed by `key`.
+struct key_hasher {
+  size_t operator()(const key& k) const noexcept {
+    return static_cast<size_t>(k.hash());
+  }
+};
+
+} // namespace keylane
+
+template <>
+struct std::hash<keylane::key> {
+  size_t operator()(const keylane::key& k) const noexcept {
+    return static_cast<size_t>(k.hash());
+  }
+};

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "keylane/key.hpp"
+
+namespace keylane {
+
+/// A snapshot of a running runtime. Fields are read one by one without a
+/// lock, so they are each exact but not taken at one instant.
+struct stats {
+  /// Events accepted by `submit` so far.
+  uint64_t accepted = 0;
+  /// Events handed to the application (callback returned or pulled).
+  uint64_t delivered = 0;
+  /// Events that ended with a result.
+  uint64_t ok = 0;
+  /// Events the handler skipped.
+  uint64_t skipped = 0;
+  /// Events that failed.
+  uint64_t failed = 0;
+  /// `submit` calls rejected, by any reason.
+  uint64_t rejected = 0;
+  /// Lanes alive now (including retiring ones).
+  uint64_t active_lanes = 0;
+  /// Most lanes ever alive at once.
+  uint64_t peak_active_lanes = 0;
+  /// Keys waiting for a lane slot.
+  uint64_t waiting_keys = 0;
+  /// Lanes spawned so far.
+  uint64_t lanes_spawned = 0;
+  /// Lanes retired so far.
+  uint64_t lanes_retired = 0;
+  /// Results the sink holds back for ordering.
+  uint64_t sink_buffered = 0;
+  /// Most results the sink ever held back.
+  uint64_t peak_sink_buffered = 0;
+  /// The sequence number the sink waits for (global order only).
+  uint64_t awaited_seq = 0;
+  /// How long the sink has waited for `awaited_seq` (0 when nothing waits).
+  std::chrono::nanoseconds awaited_age{0};
+};
+
+/// An event that `stop()` ended before it was delivered.
+struct unfinished_event {
+  uint64_t seq;
+  keylane::key key;
+  /// "queued" (never started), "completed" (ended but not delivered).
+  std::string stage;
+};
+
+/// What `stop()` reports.
+struct stop_report {
+  uint64_t accepted = 0;
+  uint64_t delivered = 0;
+  /// Every accepted event that was not delivered, by sequence number.
+  std::vector<unfinished_event> unfinished;
+};
+
+} // namespace keylane
