@@ -1,6 +1,9 @@
 #pragma once
 
+#include <functional>
+
 #include <caf/event_based_actor.hpp>
+#include <caf/timespan.hpp>
 
 #include "keylane/completion.hpp"
 #include "keylane/event.hpp"
@@ -37,6 +40,11 @@ protected:
   /// (`self()->request(db, timeout, ...).then(...)`) or to set timers
   /// (`self()->delayed_send(...)`). Valid from `on_activate` on.
   [[nodiscard]] caf::event_based_actor* self() const noexcept { return self_; }
+
+  /// Runs `fn` on this handler's lane after `delay`, without holding a
+  /// thread meanwhile (a simulated I/O wait, a backoff). Dropped if the lane
+  /// is stopped first; a lane with a pending completion never retires.
+  void run_later(caf::timespan delay, std::function<void()> fn);
 
   /// The key this handler instance serves.
   [[nodiscard]] const key& current_key() const noexcept { return *key_; }

@@ -135,6 +135,9 @@ private:
   void wake_supervisor();
   void credit(size_t n);
   void consume_loop();
+  bool wait_until(std::chrono::steady_clock::time_point deadline,
+                  const std::function<bool()>& done);
+  stop_report report_;
 
   settings cfg_;
   output_fn out_;
@@ -145,12 +148,17 @@ private:
   alignas(64) std::atomic<uint64_t> delivered_{0};
   alignas(64) std::atomic<bool> signalled_{false};
   alignas(64) std::atomic<bool> stopped_{false};
+  // Submits between `reserve` and `commit`: `stop` waits for them.
+  alignas(64) std::atomic<int> inside_submit_{0};
   std::atomic<uint64_t> rejected_{0};
   std::atomic<int> live_actors_{0};
 
   backlog backlog_;
   mpmc_queue<event_base*> ingress_;
   blocking_mpmc_queue<event_base*> output_;
+  // The sink enqueues through one token: moodycamel keeps FIFO order per
+  // token, while the sink actor may run on a different thread each time.
+  std::unique_ptr<producer_token> output_token_;
 
   // Waiters for window credit, drain and actor shutdown.
   std::mutex wait_mtx_;

@@ -1,0 +1,98 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include <caf/event_based_actor.hpp>
+
+#include "keylane/detail/event_base.hpp"
+#include "keylane/detail/messages.hpp"
+#include "keylane/handler.hpp"
+#include "keylane/key.hpp"
+
+namespace keylane::detail {
+
+class engine;
+
+/// The actor that serialises one key's events. It owns the key's handler
+/// instance and a queue; it runs one event at a time and starts the next
+/// from the previous one's completion, never by blocking. Finished events
+/// go to the sink in batches. When its queue runs dry it tells the
+/// supervisor how many events it finished; the supervisor answers with
+/// `retire` only if it forwarded no more than that, so an event in flight
+/// at that moment is never lost. All members are touched by the actor only,
+/// except `sync_thread_`, read by completions on other threads.
+class lane : public caf::event_based_actor {
+public:
+  struct args {
+    engine* eng;
+    caf::actor supervisor;
+    caf::actor sink;
+    keylane::key k;
+    std::unique_ptr<handler_base> handler;
+    std::string handler_error; // why `handler` is null, if it is
+    batch_ptr first;
+    size_t batch_limit;
+  };
+
+  lane(caf::actor_config& cfg, std::shared_ptr<args> a);
+  ~lane() override;
+
+  caf::behavior make_behavior() override;
+  void on_exit() override;
+
+  const char* name() const override { return "keylane.lane"; }
+
+  /// True inside the handler's own `on_event` call on this thread.
+  [[nodiscard]] bool in_sync_call() const noexcept {
+    return sync_thread_.load(std::memory_order_relaxed)
+           == std::this_thread::get_id();
+  }
+
+  /// A completion finished inside `on_event` (result already in place).
+  void finish_sync(uint64_t token, outcome status, std::string error) noexcept;
+
+  /// Arms a handler timer.
+  void schedule(caf::timespan delay, std::function<void()> fn);
+
+private:
+  void take(batch_ptr b);
+  void run();
+  void invoke_current();
+  void finish_current(outcome status, std::string error);
+  void flush();
+  void report_idle();
+
+  engine* eng_;
+  caf::actor supervisor_;
+  caf::actor sink_;
+  keylane::key key_;
+  std::unique_ptr<handler_base> handler_;
+  std::string broken_; // non-empty: every event fails with this reason
+  size_t batch_limit_;
+
+  std::deque<event_ptr> queue_;
+  event_ptr current_;
+  uint64_t token_ = 0;
+  bool awaiting_ = false;
+  bool resume_pending_ = false;
+  bool idle_reported_ = false;
+  uint64_t finished_ = 0;
+  batch_ptr out_;
+
+  std::atomic<std::thread::id> sync_thread_{};
+  bool sync_done_ = false;
+  outcome sync_status_ = outcome::pending;
+  std::string sync_error_;
+
+  uint64_t next_timer_ = 0;
+  std::unordered_map<uint64_t, std::function<void()>> timers_;
+};
+
+} // namespace keylane::detail

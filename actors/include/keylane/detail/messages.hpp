@@ -1,0 +1,54 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+
+#include "keylane/detail/event_base.hpp"
+#include "keylane/detail/result_box.hpp"
+#include "keylane/key.hpp"
+
+namespace keylane::detail {
+
+class engine;
+
+/// A run of events moving between actors in one message. If a batch dies
+/// with events still inside (its receiver was stopped), it reports them to
+/// the engine, so `stop()` can account for every event.
+struct event_batch {
+  event_batch(engine* eng, const char* stage) : eng(eng), stage(stage) {}
+  event_batch(const event_batch&) = delete;
+  event_batch& operator=(const event_batch&) = delete;
+  ~event_batch();
+
+  engine* eng;
+  const char* stage;
+  std::vector<event_ptr> items;
+};
+
+using batch_ptr = std::shared_ptr<event_batch>;
+
+// Supervisor: events waiting in ingress.
+using drain_atom = caf::atom_constant<caf::atom("kl_drain")>;
+// Supervisor -> lane: more events; sink: finished events.
+using events_atom = caf::atom_constant<caf::atom("kl_events")>;
+// Lane -> supervisor: queue empty after `n` events.
+using idle_atom = caf::atom_constant<caf::atom("kl_idle")>;
+// Supervisor -> lane: nothing else is coming, retire.
+using retire_atom = caf::atom_constant<caf::atom("kl_retire")>;
+// Lane -> supervisor: on_retire ran, slot is free.
+using retired_atom = caf::atom_constant<caf::atom("kl_retired")>;
+// Completion from outside the handler's call frame.
+using complete_atom = caf::atom_constant<caf::atom("kl_done")>;
+// Lane to itself: continue after yielding the thread.
+using resume_atom = caf::atom_constant<caf::atom("kl_resume")>;
+// Lane to itself: a handler timer fired.
+using timer_atom = caf::atom_constant<caf::atom("kl_timer")>;
+
+} // namespace keylane::detail
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::batch_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::result_box_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::key)

@@ -1,0 +1,87 @@
+#include "keylane/handler.hpp"
+
+#include <caf/actor_cast.hpp>
+#include <caf/send.hpp>
+
+#include "keylane/detail/completion_core.hpp"
+#include "keylane/detail/lane.hpp"
+#include "keylane/detail/messages.hpp"
+
+namespace keylane {
+
+void handler_base::on_activate(const key&) {
+  // nop
+}
+
+void handler_base::on_retire(const key&) {
+  // nop
+}
+
+void handler_base::run_later(caf::timespan delay, std::function<void()> fn) {
+  static_cast<detail::lane*>(self_)->schedule(delay, std::move(fn));
+}
+
+} // namespace keylane
+
+namespace keylane::detail {
+
+completion_core::completion_core(completion_core&& other) noexcept
+  : owner_(other.owner_),
+    token_(other.token_),
+    slot_(other.slot_),
+    handle_(std::move(other.handle_)) {
+  other.owner_ = nullptr;
+  pin();
+}
+
+completion_core& completion_core::operator=(completion_core&& other) noexcept {
+  if (this != &other) {
+    if (owner_)
+      finish(outcome::failed, "dropped completion (overwritten)", nullptr);
+    owner_ = other.owner_;
+    token_ = other.token_;
+    slot_ = other.slot_;
+    handle_ = std::move(other.handle_);
+    other.owner_ = nullptr;
+    pin();
+  }
+  return *this;
+}
+
+completion_core::~completion_core() {
+  if (owner_)
+    finish(outcome::failed,
+           "dropped completion: the handler let its completion go without "
+           "calling ok, skip or fail",
+           nullptr);
+}
+
+void completion_core::pin() {
+  // Moves happen inside the handler's call (on the lane's thread), when the
+  // handler stores the completion for later: take a strong reference then.
+  if (owner_ && !handle_)
+    handle_ = caf::actor_cast<caf::actor>(owner_);
+}
+
+bool completion_core::synchronous() const noexcept {
+  return owner_ != nullptr && owner_->in_sync_call();
+}
+
+void completion_core::finish(outcome status, std::string error,
+                             result_box_ptr box) {
+  auto* owner = owner_;
+  if (!owner)
+    return;
+  owner_ = nullptr;
+  if (owner->in_sync_call()) {
+    owner->finish_sync(token_, status, std::move(error));
+    handle_ = nullptr;
+    return;
+  }
+  auto dest = handle_ ? std::move(handle_) : caf::actor_cast<caf::actor>(owner);
+  caf::anon_send(dest, complete_atom::value, token_,
+                 static_cast<uint8_t>(status), std::move(error),
+                 std::move(box));
+}
+
+} // namespace keylane::detail

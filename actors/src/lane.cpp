@@ -1,0 +1,215 @@
+#include "keylane/detail/lane.hpp"
+
+#include <exception>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/engine.hpp"
+
+namespace keylane::detail {
+
+lane::lane(caf::actor_config& cfg, std::shared_ptr<args> a)
+  : caf::event_based_actor(cfg),
+    eng_(a->eng),
+    supervisor_(std::move(a->supervisor)),
+    sink_(std::move(a->sink)),
+    key_(std::move(a->k)),
+    handler_(std::move(a->handler)),
+    broken_(std::move(a->handler_error)),
+    batch_limit_(a->batch_limit == 0 ? 1 : a->batch_limit) {
+  eng_->actor_started();
+  out_ = std::make_shared<event_batch>(eng_, "completed");
+  if (a->first)
+    take(std::move(a->first));
+}
+
+lane::~lane() = default;
+
+caf::behavior lane::make_behavior() {
+  if (handler_) {
+    handler_->self_ = this;
+    handler_->key_ = &key_;
+    try {
+      handler_->on_activate(key_);
+    } catch (const std::exception& e) {
+      broken_ = std::string{"on_activate threw: "} + e.what();
+    } catch (...) {
+      broken_ = "on_activate threw a non-standard exception";
+    }
+  } else if (broken_.empty()) {
+    broken_ = "no handler";
+  }
+  run();
+  return {
+    [this](events_atom, batch_ptr& b) {
+      take(std::move(b));
+      run();
+    },
+    [this](complete_atom, uint64_t token, uint8_t status, std::string& error,
+           result_box_ptr& box) {
+      if (!awaiting_ || token != token_)
+        return; // a late or duplicate completion: never applied twice
+      if (box && current_)
+        box->apply(handler_->result_slot(*current_));
+      finish_current(static_cast<outcome>(status), std::move(error));
+      run();
+    },
+    [this](resume_atom) {
+      resume_pending_ = false;
+      run();
+    },
+    [this](timer_atom, uint64_t id) {
+      auto i = timers_.find(id);
+      if (i == timers_.end())
+        return;
+      auto fn = std::move(i->second);
+      timers_.erase(i);
+      try {
+        fn();
+      } catch (...) {
+        // A throwing timer callback must not kill the lane; the event it
+        // belonged to fails when its completion is dropped.
+      }
+      run();
+    },
+    [this](retire_atom) {
+      if (handler_) {
+        try {
+          handler_->on_retire(key_);
+        } catch (...) {
+          // State could not be flushed; the events themselves are done.
+        }
+      }
+      // The handler dies before the slot is handed on, so live handler
+      // instances never exceed the cap either.
+      handler_.reset();
+      timers_.clear();
+      send(supervisor_, retired_atom::value, key_);
+      quit();
+    },
+  };
+}
+
+void lane::take(batch_ptr b) {
+  for (auto& ev : b->items)
+    queue_.push_back(std::move(ev));
+  b->items.clear();
+  idle_reported_ = false;
+}
+
+void lane::run() {
+  size_t budget = batch_limit_;
+  while (!awaiting_ && !queue_.empty()) {
+    if (budget-- == 0) {
+      // Yield the worker thread so other lanes (and our own completions)
+      // get a turn; a hot key must not starve the rest.
+      if (!resume_pending_) {
+        resume_pending_ = true;
+        send(this, resume_atom::value);
+      }
+      break;
+    }
+    current_ = std::move(queue_.front());
+    queue_.pop_front();
+    invoke_current();
+  }
+  flush();
+  if (!awaiting_ && queue_.empty())
+    report_idle();
+}
+
+void lane::invoke_current() {
+  ++token_;
+  if (!broken_.empty()) {
+    finish_current(outcome::failed, broken_);
+    return;
+  }
+  sync_done_ = false;
+  sync_status_ = outcome::pending;
+  sync_error_.clear();
+  sync_thread_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+  std::string thrown;
+  try {
+    handler_->invoke(*current_, completion_core{this, token_,
+                                                handler_->result_slot(*current_)});
+  } catch (const std::exception& e) {
+    thrown = std::string{"handler threw: "} + e.what();
+  } catch (...) {
+    thrown = "handler threw a non-standard exception";
+  }
+  sync_thread_.store(std::thread::id{}, std::memory_order_relaxed);
+  if (!thrown.empty()) {
+    // A completion finished before the throw keeps its outcome; one dropped
+    // by the unwinding reports the exception instead.
+    if (sync_done_ && sync_status_ != outcome::failed)
+      finish_current(sync_status_, std::move(sync_error_));
+    else
+      finish_current(outcome::failed, std::move(thrown));
+  } else if (sync_done_) {
+    finish_current(sync_status_, std::move(sync_error_));
+  } else {
+    awaiting_ = true;
+  }
+}
+
+void lane::finish_sync(uint64_t token, outcome status,
+                       std::string error) noexcept {
+  if (token != token_ || sync_done_)
+    return;
+  sync_done_ = true;
+  sync_status_ = status;
+  sync_error_ = std::move(error);
+}
+
+void lane::finish_current(outcome status, std::string error) {
+  awaiting_ = false;
+  if (status != outcome::ok) {
+    if (current_->status == outcome::pending)
+      current_->error = std::move(error);
+  }
+  current_->status = status;
+  ++finished_;
+  out_->items.push_back(std::move(current_));
+}
+
+void lane::flush() {
+  if (out_->items.empty())
+    return;
+  eng_->release_backlog(key_, out_->items.size());
+  auto next = std::make_shared<event_batch>(eng_, "completed");
+  send(sink_, events_atom::value, std::move(out_));
+  out_ = std::move(next);
+}
+
+void lane::report_idle() {
+  if (idle_reported_)
+    return;
+  idle_reported_ = true;
+  send(supervisor_, idle_atom::value, key_, finished_);
+}
+
+void lane::schedule(caf::timespan delay, std::function<void()> fn) {
+  auto id = ++next_timer_;
+  timers_.emplace(id, std::move(fn));
+  delayed_send(this, delay, timer_atom::value, id);
+}
+
+void lane::on_exit() {
+  if (current_)
+    eng_->abandon(std::move(current_), "running");
+  for (auto& ev : queue_)
+    eng_->abandon(std::move(ev), "queued");
+  queue_.clear();
+  if (out_)
+    for (auto& ev : out_->items)
+      eng_->abandon(std::move(ev), "completed");
+  out_.reset();
+  timers_.clear();
+  // The handler may hold completions that pin this actor: break the cycle.
+  handler_.reset();
+  supervisor_ = nullptr;
+  sink_ = nullptr;
+  eng_->actor_stopped();
+}
+
+} // namespace keylane::detail

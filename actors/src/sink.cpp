@@ -1,0 +1,99 @@
+#include "keylane/detail/sink.hpp"
+
+#include <chrono>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/engine.hpp"
+
+namespace keylane::detail {
+
+namespace {
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           clock::now().time_since_epoch())
+    .count();
+}
+
+} // namespace
+
+sink::sink(caf::actor_config& cfg, engine* eng)
+  : caf::event_based_actor(cfg), eng_(eng), order_(eng->config().order) {
+  eng_->actor_started();
+  eng_->counters().awaited_since_ns.store(now_ns(), std::memory_order_relaxed);
+}
+
+caf::behavior sink::make_behavior() {
+  return {
+    [this](events_atom, batch_ptr& b) {
+      take(*b);
+      publish();
+    },
+  };
+}
+
+void sink::take(event_batch& b) {
+  for (auto& ev : b.items) {
+    switch (ev->status) {
+      case outcome::ok: ++ok_; break;
+      case outcome::skipped: ++skipped_; break;
+      default: ++failed_; break;
+    }
+    if (order_ != order_mode::global) {
+      ready_.push_back(ev.release());
+      continue;
+    }
+    auto idx = ev->seq - next_;
+    if (idx >= pending_.size())
+      pending_.resize(idx + 1, nullptr);
+    pending_[idx] = ev.release();
+    ++held_;
+  }
+  b.items.clear();
+  if (order_ == order_mode::global) {
+    if (held_ > peak_)
+      peak_ = held_;
+    release_ready();
+  }
+  if (!ready_.empty()) {
+    eng_->emit(ready_.data(), ready_.size());
+    ready_.clear();
+  }
+}
+
+void sink::release_ready() {
+  auto before = next_;
+  while (!pending_.empty() && pending_.front() != nullptr) {
+    ready_.push_back(pending_.front());
+    pending_.pop_front();
+    ++next_;
+    --held_;
+  }
+  if (next_ != before)
+    eng_->counters().awaited_since_ns.store(now_ns(),
+                                            std::memory_order_relaxed);
+}
+
+void sink::publish() {
+  auto& c = eng_->counters();
+  c.sink_buffered.store(held_, std::memory_order_relaxed);
+  c.peak_sink_buffered.store(peak_, std::memory_order_relaxed);
+  c.awaited_seq.store(next_, std::memory_order_relaxed);
+  c.ok.store(ok_, std::memory_order_relaxed);
+  c.skipped.store(skipped_, std::memory_order_relaxed);
+  c.failed.store(failed_, std::memory_order_relaxed);
+}
+
+void sink::on_exit() {
+  for (auto* ev : pending_)
+    if (ev)
+      eng_->abandon(event_ptr{ev}, "completed");
+  pending_.clear();
+  for (auto* ev : ready_)
+    eng_->abandon(event_ptr{ev}, "completed");
+  ready_.clear();
+  eng_->actor_stopped();
+}
+
+} // namespace keylane::detail

@@ -1,0 +1,187 @@
+#include "keylane/detail/supervisor.hpp"
+
+#include <exception>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/engine.hpp"
+#include "keylane/detail/lane.hpp"
+
+namespace keylane::detail {
+
+supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
+                       handler_factory make, handler_params params)
+  : caf::event_based_actor(cfg),
+    eng_(eng),
+    sink_(std::move(sink)),
+    make_(std::move(make)),
+    params_(std::move(params)),
+    cap_(eng->config().max_active_keys),
+    lane_batch_(eng->config().lane_batch),
+    ingress_batch_(eng->config().ingress_batch) {
+  eng_->actor_started();
+  buf_.resize(256);
+}
+
+caf::behavior supervisor::make_behavior() {
+  return {
+    [this](drain_atom) { drain(); },
+    [this](idle_atom, const key& k, uint64_t finished) {
+      on_idle(k, finished);
+    },
+    [this](retired_atom, const key& k) { on_retired(k); },
+  };
+}
+
+void supervisor::drain() {
+  eng_->rearm_ingress();
+  size_t total = 0;
+  while (total < ingress_batch_) {
+    auto want = std::min(buf_.size(), ingress_batch_ - total);
+    auto n = eng_->dequeue_ingress(buf_.data(), want);
+    if (n == 0)
+      break;
+    for (size_t i = 0; i < n; ++i)
+      route(event_ptr{buf_[i]});
+    total += n;
+  }
+  flush_touched();
+  // More may be waiting: come back after other messages (idle, retired) had
+  // their turn, so retiring lanes free their slots promptly.
+  if (total == ingress_batch_)
+    send(this, drain_atom::value);
+  publish();
+}
+
+void supervisor::route(event_ptr ev) {
+  auto [i, fresh] = keys_.try_emplace(ev->k);
+  auto& e = i->second;
+  if (!e.pending)
+    e.pending = std::make_shared<event_batch>(eng_, "queued");
+  e.pending->items.push_back(std::move(ev));
+  if (fresh) {
+    if (active_ < cap_) {
+      e.st = state::running;
+    } else {
+      e.st = state::waiting;
+      waiting_.push_back(i->first);
+      return;
+    }
+  }
+  if (e.st == state::running && !e.touched) {
+    e.touched = true;
+    touched_.emplace_back(&i->first, &e);
+    if (!e.lane)
+      ++active_; // counted now, so later keys in this drain see the cap
+  }
+}
+
+void supervisor::flush_touched() {
+  for (auto [k, e] : touched_) {
+    e->touched = false;
+    if (!e->lane) {
+      --active_; // start_lane counts it again
+      start_lane(*k, *e);
+    } else {
+      e->forwarded += e->pending->items.size();
+      send(e->lane, events_atom::value, std::move(e->pending));
+    }
+  }
+  touched_.clear();
+}
+
+void supervisor::start_lane(const key& k, entry& e) {
+  auto a = std::make_shared<lane::args>();
+  a->eng = eng_;
+  a->supervisor = caf::actor_cast<caf::actor>(this);
+  a->sink = sink_;
+  a->k = k;
+  try {
+    a->handler = make_(params_);
+    if (!a->handler)
+      a->handler_error = "the handler factory returned no handler";
+  } catch (const std::exception& ex) {
+    a->handler_error = std::string{"handler construction threw: "} + ex.what();
+  } catch (...) {
+    a->handler_error = "handler construction threw a non-standard exception";
+  }
+  e.forwarded = e.pending->items.size();
+  a->first = std::move(e.pending);
+  a->batch_limit = lane_batch_;
+  e.lane = spawn<lane, caf::linked>(std::move(a));
+  e.st = state::running;
+  ++active_;
+  ++spawned_;
+  if (active_ > peak_)
+    peak_ = active_;
+}
+
+void supervisor::on_idle(const key& k, uint64_t finished) {
+  auto i = keys_.find(k);
+  if (i == keys_.end())
+    return;
+  auto& e = i->second;
+  if (e.st != state::running
+      || caf::actor_cast<caf::strong_actor_ptr>(e.lane) != current_sender())
+    return;
+  // Events sent but not yet seen by the lane: it will wake up for them.
+  if (e.forwarded != finished || (e.pending && !e.pending->items.empty()))
+    return;
+  e.st = state::retiring;
+  send(e.lane, retire_atom::value);
+}
+
+void supervisor::on_retired(const key& k) {
+  auto i = keys_.find(k);
+  if (i == keys_.end())
+    return;
+  auto& e = i->second;
+  --active_;
+  ++retired_;
+  e.lane = nullptr;
+  e.forwarded = 0;
+  if (e.pending && !e.pending->items.empty()) {
+    // Events arrived while it retired: queue behind keys already waiting.
+    e.st = state::waiting;
+    waiting_.push_back(i->first);
+  } else {
+    keys_.erase(i);
+  }
+  admit();
+  publish();
+}
+
+void supervisor::admit() {
+  while (active_ < cap_ && !waiting_.empty()) {
+    auto k = std::move(waiting_.front());
+    waiting_.pop_front();
+    auto i = keys_.find(k);
+    if (i == keys_.end() || i->second.st != state::waiting)
+      continue;
+    start_lane(i->first, i->second);
+  }
+}
+
+void supervisor::publish() {
+  auto& c = eng_->counters();
+  c.active_lanes.store(active_, std::memory_order_relaxed);
+  c.peak_active_lanes.store(peak_, std::memory_order_relaxed);
+  c.waiting_keys.store(waiting_.size(), std::memory_order_relaxed);
+  c.lanes_spawned.store(spawned_, std::memory_order_relaxed);
+  c.lanes_retired.store(retired_, std::memory_order_relaxed);
+}
+
+void supervisor::on_exit() {
+  for (auto& [k, e] : keys_)
+    if (e.pending)
+      for (auto& ev : e.pending->items)
+        eng_->abandon(std::move(ev), "queued");
+  keys_.clear();
+  waiting_.clear();
+  touched_.clear();
+  sink_ = nullptr;
+  make_ = nullptr;
+  eng_->actor_stopped();
+}
+
+} // namespace keylane::detail

@@ -1,0 +1,348 @@
+#include "keylane/detail/engine.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <iostream>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/sink.hpp"
+#include "keylane/detail/supervisor.hpp"
+
+namespace keylane::detail {
+
+namespace {
+
+constexpr auto forever = std::chrono::hours(24 * 365);
+
+std::chrono::steady_clock::time_point deadline_after(std::chrono::nanoseconds d) {
+  auto now = std::chrono::steady_clock::now();
+  if (d >= std::chrono::nanoseconds{forever})
+    return now + forever;
+  return now + d;
+}
+
+} // namespace
+
+engine::engine(settings cfg, output_fn out)
+  : cfg_(std::move(cfg)),
+    out_(std::move(out)),
+    backlog_(cfg_.key_backlog),
+    output_token_(std::make_unique<producer_token>(output_)) {
+}
+
+caf::expected<std::unique_ptr<engine>>
+engine::start(settings cfg, handler_factory make, output_fn out) {
+  if (!make)
+    return make_error(errc::unknown_handler, "no handler factory given");
+  if (cfg.max_active_keys == 0 || cfg.window == 0 || cfg.key_backlog == 0)
+    return make_error(errc::invalid_config,
+                      "max_active_keys, window and key_backlog must be >= 1");
+  // Build one handler up front: a handler that cannot be built, or that
+  // leaves keys of its table unread, stops the start here.
+  try {
+    auto probe = make(cfg.params);
+    if (!probe)
+      return make_error(errc::unknown_handler,
+                        "the handler factory returned no handler");
+  } catch (const std::exception& e) {
+    return make_error(errc::invalid_config,
+                      std::string{"handler construction threw: "} + e.what());
+  }
+  if (auto problems = cfg.params.problems(cfg.handler); !problems.empty()) {
+    std::string msg;
+    for (auto& p : problems)
+      msg += (msg.empty() ? "" : "\n") + p;
+    return make_error(errc::invalid_config, std::move(msg));
+  }
+  std::unique_ptr<engine> eng{new engine(std::move(cfg), std::move(out))};
+  auto& c = eng->cfg_;
+  eng->system_cfg_ = std::make_unique<caf::actor_system_config>();
+  auto& sc = *eng->system_cfg_;
+  auto threads = c.threads != 0 ? c.threads
+                                : std::max(1u, std::thread::hardware_concurrency());
+  sc.set("scheduler.policy", c.scheduler == scheduler_policy::sharing
+                               ? caf::atom("sharing")
+                               : caf::atom("stealing"));
+  sc.set("scheduler.max-threads", threads);
+  sc.set("scheduler.max-throughput", c.max_throughput);
+  sc.set("logger.verbosity", caf::atom("quiet"));
+  try {
+    eng->system_ = std::make_unique<caf::actor_system>(sc);
+  } catch (const std::exception& e) {
+    return make_error(errc::startup_failed, e.what());
+  }
+  auto* raw = eng.get();
+  eng->sink_ = eng->system_->spawn<sink>(raw);
+  eng->supervisor_ = eng->system_->spawn<supervisor>(raw, eng->sink_,
+                                                     std::move(make),
+                                                     raw->cfg_.params);
+  if (eng->out_)
+    eng->consumer_ = std::thread{[raw] { raw->consume_loop(); }};
+  return eng;
+}
+
+engine::~engine() {
+  stop();
+}
+
+// -- producers ---------------------------------------------------------------
+
+errc engine::reserve(const key& k) {
+  inside_submit_.fetch_add(1, std::memory_order_seq_cst);
+  auto fail = [this](errc e) {
+    rejected_.fetch_add(1, std::memory_order_relaxed);
+    inside_submit_.fetch_sub(1, std::memory_order_release);
+    return e;
+  };
+  if (stopped_.load(std::memory_order_seq_cst))
+    return fail(errc::stopped);
+  auto block = cfg_.overflow == overflow_policy::block;
+  // Window credit: take one; give it back if that overshot.
+  if (cfg_.window != unbounded) {
+    auto taken = [this] {
+      if (in_flight_.fetch_add(1, std::memory_order_acq_rel) < cfg_.window)
+        return true;
+      in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+      return false;
+    };
+    if (!taken()) {
+      if (!block)
+        return fail(errc::window_full);
+      bool got = false;
+      wait_until(deadline_after(forever), [&] {
+        got = taken();
+        return got || stopped_.load(std::memory_order_acquire);
+      });
+      if (!got)
+        return fail(errc::stopped);
+    }
+  } else {
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+  }
+  bool slot = block ? backlog_.acquire(k, deadline_after(forever), stopped_)
+                    : backlog_.try_acquire(k);
+  if (!slot) {
+    in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+    return fail(stopped_.load() ? errc::stopped : errc::key_backlog_full);
+  }
+  return errc::none;
+}
+
+void engine::cancel(const key& k) noexcept {
+  backlog_.release(k, 1);
+  in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+  inside_submit_.fetch_sub(1, std::memory_order_release);
+}
+
+uint64_t engine::commit(event_ptr ev) {
+  auto seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
+  ev->seq = seq;
+  ev->submitted = clock::now();
+  ingress_.enqueue(ev.release());
+  wake_supervisor();
+  inside_submit_.fetch_sub(1, std::memory_order_release);
+  return seq;
+}
+
+void engine::wake_supervisor() {
+  // Pairs with the fence in `rearm_ingress`: either the supervisor sees our
+  // event in its drain, or we see the flag cleared and signal it again.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (signalled_.load(std::memory_order_relaxed))
+    return;
+  if (!signalled_.exchange(true, std::memory_order_acq_rel))
+    caf::anon_send(supervisor_, drain_atom::value);
+}
+
+void engine::rearm_ingress() noexcept {
+  signalled_.store(false, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+size_t engine::dequeue_ingress(event_base** buf, size_t max) {
+  return ingress_.try_dequeue_bulk(buf, max);
+}
+
+// -- window credit and waiting -------------------------------------------------
+
+bool engine::wait_until(std::chrono::steady_clock::time_point deadline,
+                        const std::function<bool()>& done) {
+  std::unique_lock<std::mutex> guard{wait_mtx_};
+  waiters_.fetch_add(1, std::memory_order_seq_cst);
+  bool ok = true;
+  while (!done()) {
+    if (wait_cv_.wait_until(guard, deadline) == std::cv_status::timeout
+        && std::chrono::steady_clock::now() >= deadline) {
+      ok = done();
+      break;
+    }
+  }
+  waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  return ok;
+}
+
+void engine::credit(size_t n) {
+  in_flight_.fetch_sub(n, std::memory_order_seq_cst);
+  delivered_.fetch_add(n, std::memory_order_seq_cst);
+  if (waiters_.load(std::memory_order_seq_cst) > 0) {
+    // Taking the lock orders this notify after a waiter's check.
+    { std::lock_guard<std::mutex> guard{wait_mtx_}; }
+    wait_cv_.notify_all();
+  }
+}
+
+// -- output ------------------------------------------------------------------
+
+void engine::emit(event_base** evs, size_t n) {
+  output_.enqueue_bulk(*output_token_, evs, n);
+}
+
+void engine::consume_loop() {
+  constexpr size_t max_batch = 64;
+  event_base* buf[max_batch];
+  for (;;) {
+    auto n = output_.wait_dequeue_bulk_timed(buf, max_batch,
+                                             std::chrono::milliseconds(50));
+    size_t delivered = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (buf[i] == nullptr) { // stop's sentinel
+        consumer_stop_.store(true, std::memory_order_release);
+        continue;
+      }
+      event_ptr ev{buf[i]};
+      try {
+        out_(*ev);
+      } catch (const std::exception& e) {
+        std::cerr << "keylane: output callback threw for seq " << ev->seq
+                  << ": " << e.what() << '\n';
+      } catch (...) {
+        std::cerr << "keylane: output callback threw for seq " << ev->seq
+                  << '\n';
+      }
+      ++delivered;
+    }
+    if (delivered > 0)
+      credit(delivered);
+    if (n == 0 && consumer_stop_.load(std::memory_order_acquire))
+      return;
+  }
+}
+
+bool engine::try_pull(event_ptr& out) {
+  event_base* p = nullptr;
+  if (out_ || !output_.try_dequeue(p) || p == nullptr)
+    return false;
+  out.reset(p);
+  credit(1);
+  return true;
+}
+
+bool engine::pull(event_ptr& out, std::chrono::nanoseconds timeout) {
+  event_base* p = nullptr;
+  if (out_)
+    return false;
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout);
+  if (!output_.wait_dequeue_timed(p, us.count()) || p == nullptr)
+    return false;
+  out.reset(p);
+  credit(1);
+  return true;
+}
+
+bool engine::drain(std::chrono::nanoseconds timeout) {
+  return wait_until(deadline_after(timeout), [this] {
+    return delivered_.load(std::memory_order_acquire)
+           == next_seq_.load(std::memory_order_acquire);
+  });
+}
+
+// -- shutdown ----------------------------------------------------------------
+
+void engine::abandon(event_ptr ev, const char* stage) {
+  if (!ev)
+    return;
+  std::lock_guard<std::mutex> guard{abandoned_mtx_};
+  abandoned_.push_back(unfinished_event{ev->seq, ev->k, stage});
+}
+
+void engine::actor_started() noexcept {
+  live_actors_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void engine::actor_stopped() noexcept {
+  live_actors_.fetch_sub(1, std::memory_order_seq_cst);
+  if (waiters_.load(std::memory_order_seq_cst) > 0) {
+    { std::lock_guard<std::mutex> guard{wait_mtx_}; }
+    wait_cv_.notify_all();
+  }
+}
+
+stop_report engine::stop() {
+  if (stopped_.exchange(true, std::memory_order_seq_cst))
+    return report_;
+  backlog_.wake_all();
+  { std::lock_guard<std::mutex> guard{wait_mtx_}; }
+  wait_cv_.notify_all();
+  // Let submits that passed the stopped check finish enqueueing.
+  while (inside_submit_.load(std::memory_order_acquire) != 0)
+    std::this_thread::yield();
+  if (supervisor_)
+    caf::anon_send_exit(supervisor_, caf::exit_reason::user_shutdown);
+  if (sink_)
+    caf::anon_send_exit(sink_, caf::exit_reason::user_shutdown);
+  wait_until(deadline_after(forever), [this] {
+    return live_actors_.load(std::memory_order_acquire) == 0;
+  });
+  supervisor_ = nullptr;
+  sink_ = nullptr;
+  if (consumer_.joinable()) {
+    output_.enqueue(nullptr);
+    consumer_.join();
+  }
+  event_base* p = nullptr;
+  while (ingress_.try_dequeue(p))
+    abandon(event_ptr{p}, "queued");
+  while (output_.try_dequeue(p))
+    if (p)
+      abandon(event_ptr{p}, "completed");
+  report_.accepted = next_seq_.load();
+  report_.delivered = delivered_.load();
+  {
+    std::lock_guard<std::mutex> guard{abandoned_mtx_};
+    report_.unfinished = std::move(abandoned_);
+    abandoned_.clear();
+  }
+  std::sort(report_.unfinished.begin(), report_.unfinished.end(),
+            [](auto& x, auto& y) { return x.seq < y.seq; });
+  return report_;
+}
+
+keylane::stats engine::snapshot() const {
+  keylane::stats s;
+  auto r = std::memory_order_relaxed;
+  s.accepted = next_seq_.load(r);
+  s.delivered = delivered_.load(r);
+  s.rejected = rejected_.load(r);
+  s.ok = pub_.ok.load(r);
+  s.skipped = pub_.skipped.load(r);
+  s.failed = pub_.failed.load(r);
+  s.active_lanes = pub_.active_lanes.load(r);
+  s.peak_active_lanes = pub_.peak_active_lanes.load(r);
+  s.waiting_keys = pub_.waiting_keys.load(r);
+  s.lanes_spawned = pub_.lanes_spawned.load(r);
+  s.lanes_retired = pub_.lanes_retired.load(r);
+  s.sink_buffered = pub_.sink_buffered.load(r);
+  s.peak_sink_buffered = pub_.peak_sink_buffered.load(r);
+  s.awaited_seq = pub_.awaited_seq.load(r);
+  if (s.sink_buffered > 0) {
+    auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 clock::now().time_since_epoch())
+                 .count();
+    s.awaited_age = std::chrono::nanoseconds{
+      std::max<int64_t>(0, now - pub_.awaited_since_ns.load(r))};
+  }
+  return s;
+}
+
+} // namespace keylane::detail
