@@ -1,0 +1,15 @@
+#include "keylane/outcome.hpp"
+
+namespace keylane {
+
+const char* to_string(outcome x) noexcept {
+  switch (x) {
+    case outcome::pending: return "pending";
+    case outcome::ok: return "ok";
+    case outcome::skipped: return "skipped";
+    case outcome::failed: return "failed";
+  }
+  return "unknown";
+}
+
+} // namespace keylane

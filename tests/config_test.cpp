@@ -1,0 +1,443 @@
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "keylane/config.hpp"
+#include "keylane/config_loader.hpp"
+#include "keylane/errc.hpp"
+
+using namespace keylane;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Parses `text` as file "t.toml"; fails the test on error.
+settings parsed(const std::string& text) {
+  auto res = parse(text, "t.toml");
+  if (!res)
+    FAIL(render(res.error()));
+  return std::move(*res);
+}
+
+/// Parses `text` as file "t.toml" and returns the rendered error, or
+/// "no error" when it parses.
+std::string error_of(const std::string& text) {
+  auto res = parse(text, "t.toml");
+  return res ? std::string{"no error"} : render(res.error());
+}
+
+/// A fresh directory under the system temp directory, removed at scope exit.
+class temp_dir {
+public:
+  temp_dir() {
+    std::random_device rd;
+    do
+      path_ = fs::temp_directory_path()
+              / ("keylane-config-test-" + std::to_string(rd()));
+    while (!fs::create_directory(path_));
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const {
+    return path_;
+  }
+  /// Writes `text` to the file `name` and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    auto file = path_ / name;
+    std::ofstream{file} << text;
+    return file.string();
+  }
+
+private:
+  fs::path path_;
+};
+
+void require_equal(const settings& a, const settings& b) {
+  CHECK(a.max_active_keys == b.max_active_keys);
+  CHECK(a.window == b.window);
+  CHECK(a.order == b.order);
+  CHECK(a.key_backlog == b.key_backlog);
+  CHECK(a.overflow == b.overflow);
+  CHECK(a.lane_batch == b.lane_batch);
+  CHECK(a.ingress_batch == b.ingress_batch);
+  CHECK(a.scheduler == b.scheduler);
+  CHECK(a.threads == b.threads);
+  CHECK(a.max_throughput == b.max_throughput);
+  CHECK(a.log == b.log);
+  CHECK(a.handler == b.handler);
+  CHECK(a.params.values() == b.params.values());
+}
+
+/// A case of a bad file and the complete message it must produce.
+struct bad_case {
+  std::string text;
+  std::string message;
+};
+
+void check_all(const std::vector<bad_case>& cases) {
+  for (const auto& c : cases) {
+    INFO("file:\n" << c.text);
+    CHECK(error_of(c.text) == "invalid_config: " + c.message);
+  }
+}
+
+} // namespace
+
+// -- valid files --------------------------------------------------------------
+
+TEST_CASE("an empty file yields the default settings", "[config]") {
+  auto s = parsed("");
+  require_equal(s, settings{});
+  CHECK(s.origin == "t.toml");
+  require_equal(parsed("# only a comment\n\n[runtime]\n[log]\n"), settings{});
+}
+
+TEST_CASE("every runtime key is read from its table", "[config]") {
+  auto s = parsed(R"([runtime]
+max_active_keys = 8
+window = 64
+order = "per_key"
+key_backlog = 10000
+overflow = "reject"
+lane_batch = 1000000
+ingress_batch = 1
+)");
+  CHECK(s.max_active_keys == 8);
+  CHECK(s.window == 64);
+  CHECK(s.order == order_mode::per_key);
+  CHECK(s.key_backlog == 10000);
+  CHECK(s.overflow == overflow_policy::reject);
+  CHECK(s.lane_batch == 1000000);
+  CHECK(s.ingress_batch == 1);
+}
+
+TEST_CASE("every scheduler, log and handler key is read", "[config]") {
+  auto s = parsed(R"([scheduler]
+policy = "stealing"
+threads = 1024
+max_throughput = 7
+
+[log]
+level = "debug"
+
+[handler]
+name = "ledger"
+
+[handler.ledger]
+db_min_ms = 1
+ratio = 0.5
+audit = true
+table = "accounts"
+)");
+  CHECK(s.scheduler == scheduler_policy::stealing);
+  CHECK(s.threads == 1024);
+  CHECK(s.max_throughput == 7);
+  CHECK(s.log == log_level::debug);
+  CHECK(s.handler == "ledger");
+  std::map<std::string, param_value> want{{"db_min_ms", int64_t{1}},
+                                          {"ratio", 0.5},
+                                          {"audit", true},
+                                          {"table", std::string{"accounts"}}};
+  CHECK(s.params.values() == want);
+  CHECK(parsed("scheduler.threads = 0").threads == 0);
+}
+
+TEST_CASE("window and key_backlog accept \"unbounded\"", "[config]") {
+  auto s = parsed("runtime.window = \"unbounded\"\n"
+                  "runtime.key_backlog = \"unbounded\"\n");
+  CHECK(s.window == unbounded);
+  CHECK(s.key_backlog == unbounded);
+}
+
+TEST_CASE("every enum value is spelled as in the config file", "[config]") {
+  for (auto x : {order_mode::global, order_mode::per_key, order_mode::none})
+    CHECK(parsed("runtime.order = \"" + std::string{to_string(x)} + "\"").order
+          == x);
+  for (auto x : {overflow_policy::reject, overflow_policy::block})
+    CHECK(parsed("runtime.overflow = \"" + std::string{to_string(x)} + "\"")
+            .overflow
+          == x);
+  for (auto x : {scheduler_policy::sharing, scheduler_policy::stealing})
+    CHECK(parsed("scheduler.policy = \"" + std::string{to_string(x)} + "\"")
+            .scheduler
+          == x);
+  for (auto x : {log_level::error, log_level::warning, log_level::info,
+                 log_level::debug})
+    CHECK(parsed("log.level = \"" + std::string{to_string(x)} + "\"").log == x);
+  CHECK(std::string{to_string(order_mode::per_key)} == "per_key");
+  CHECK(std::string{to_string(overflow_policy::block)} == "block");
+  CHECK(std::string{to_string(scheduler_policy::stealing)} == "stealing");
+  CHECK(std::string{to_string(log_level::warning)} == "warning");
+}
+
+// -- invalid files ------------------------------------------------------------
+
+TEST_CASE("a value out of range names file, line, key and the allowed range",
+          "[config][errors]") {
+  check_all({
+    {"# ledger\n[runtime]\nwindow = -4\n",
+     R"(t.toml:3: runtime.window = -4: must be >= 1 (or "unbounded"))"},
+    {"[runtime]\nmax_active_keys = 0",
+     "t.toml:2: runtime.max_active_keys = 0: must be >= 1"},
+    {"[runtime]\nkey_backlog = 0",
+     R"(t.toml:2: runtime.key_backlog = 0: must be >= 1 (or "unbounded"))"},
+    {"[runtime]\nlane_batch = 1000001",
+     "t.toml:2: runtime.lane_batch = 1000001: must be between 1 and 1000000"},
+    {"[runtime]\ningress_batch = 0",
+     "t.toml:2: runtime.ingress_batch = 0: must be between 1 and 1000000"},
+    {"[scheduler]\nthreads = 1025",
+     "t.toml:2: scheduler.threads = 1025: must be between 0 and 1024"},
+    {"[scheduler]\nthreads = -1",
+     "t.toml:2: scheduler.threads = -1: must be between 0 and 1024"},
+    {"[scheduler]\nmax_throughput = 0",
+     "t.toml:2: scheduler.max_throughput = 0: must be >= 1"},
+  });
+}
+
+TEST_CASE("a value of the wrong type names the expected type",
+          "[config][errors]") {
+  check_all({
+    {"[runtime]\nwindow = \"64\"",
+     R"(t.toml:2: runtime.window = "64": must be an integer >= 1 (or "unbounded"))"},
+    {"[runtime]\nlane_batch = 64.0",
+     "t.toml:2: runtime.lane_batch = 64.0: must be an integer between 1 and "
+     "1000000"},
+    {"[runtime]\nmax_active_keys = \"unbounded\"",
+     R"(t.toml:2: runtime.max_active_keys = "unbounded": must be an integer >= 1)"},
+    {"[runtime]\norder = \"globl\"",
+     R"(t.toml:2: runtime.order = "globl": must be one of "global", "per_key", "none")"},
+    {"[runtime]\noverflow = true",
+     R"(t.toml:2: runtime.overflow = true: must be one of "block", "reject")"},
+    {"[scheduler]\npolicy = 1",
+     R"(t.toml:2: scheduler.policy = 1: must be one of "sharing", "stealing")"},
+    {"[log]\nlevel = \"WARNING\"",
+     R"(t.toml:2: log.level = "WARNING": must be one of "error", "warning", "info", "debug")"},
+    {"[handler]\nname = 5",
+     "t.toml:2: handler.name = 5: must be a non-empty string naming a "
+     "registered handler"},
+    {"[handler]\nname = \"\"",
+     "t.toml:2: handler.name = \"\": must be a non-empty string naming a "
+     "registered handler"},
+  });
+}
+
+TEST_CASE("an unknown key is rejected with the list of known keys",
+          "[config][errors]") {
+  check_all({
+    {"[runtime]\nwindow = 4\nwindw = 5\n",
+     "t.toml:3: unknown key runtime.windw (known keys: max_active_keys, "
+     "window, order, key_backlog, overflow, lane_batch, ingress_batch)"},
+    {"[scheduler]\nthread = 5\n",
+     "t.toml:2: unknown key scheduler.thread (known keys: policy, threads, "
+     "max_throughput)"},
+    {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
+     "t.toml:3: unknown key log.file (known keys: level)"},
+    {"[runtime]\n\n[sink]\nwindow = 4\n",
+     "t.toml:3: unknown key sink (known keys: runtime, scheduler, log, "
+     "handler)"},
+    {"[log]\n\"le vel\" = 1\n",
+     "t.toml:2: unknown key log.\"le vel\" (known keys: level)"},
+    {"verbose = true\n",
+     "t.toml:1: unknown key verbose (known keys: runtime, scheduler, log, "
+     "handler)"},
+  });
+}
+
+TEST_CASE("a table or array where a scalar belongs is rejected",
+          "[config][errors]") {
+  check_all({
+    {"[runtime]\norder = [\"global\"]",
+     R"(t.toml:2: runtime.order = [...]: must be one of "global", "per_key", "none")"},
+    {"[runtime.window]\nsize = 4",
+     R"(t.toml:1: runtime.window = {...}: must be an integer >= 1 (or "unbounded"))"},
+    {"runtime = 5", "t.toml:1: runtime = 5: must be a table ([runtime])"},
+    {"[log]\nlevel = { name = \"info\" }",
+     R"(t.toml:2: log.level = {...}: must be one of "error", "warning", "info", "debug")"},
+  });
+}
+
+TEST_CASE("only the handler table named by handler.name is allowed",
+          "[config][errors]") {
+  check_all({
+    {"[handler]\nname = \"ledger\"\n\n[handler.ledgr]\nx = 1\n",
+     "t.toml:4: unknown key handler.ledgr (only [handler.ledger], the table "
+     "of handler.name, is allowed)"},
+    {"[handler.ledger]\nx = 1\n",
+     "t.toml:1: unknown key handler.ledger (set handler.name = \"ledger\" to "
+     "configure this handler, or remove the table)"},
+    {"[handler]\nname = \"ledger\"\nnmae = \"x\"\n",
+     "t.toml:3: unknown key handler.nmae (known keys: name, and the table "
+     "[handler.<name>])"},
+    {"[handler]\nname = \"ledger\"\n[handler.ledger]\nids = [1, 2]\n",
+     "t.toml:4: handler.ledger.ids = [...]: must be a bool, integer, float or "
+     "string"},
+    {"[handler]\nname = \"ledger\"\n[handler.ledger]\nsince = 1979-05-27\n",
+     "t.toml:4: handler.ledger.since = 1979-05-27: must be a bool, integer, "
+     "float or string"},
+    {"[handler]\nname = \"ledger\"\nledger = 3\n",
+     "t.toml:3: handler.ledger = 3: must be a table ([handler.ledger]) of the "
+     "handler's keys"},
+  });
+}
+
+TEST_CASE("malformed TOML reports line and column", "[config][errors]") {
+  auto msg = error_of("[runtime]\nwindow = 64 64\n");
+  CHECK_THAT(msg, Catch::StartsWith("invalid_config: t.toml:2:"));
+  CHECK_THAT(msg, Catch::Contains(": parse error: "));
+  msg = error_of("[runtime]\nwindow = 1\nwindow = 2\n");
+  CHECK_THAT(msg, Catch::StartsWith("invalid_config: t.toml:3:"));
+  CHECK_THAT(msg,
+             Catch::Contains("parse error: ") && Catch::Contains("window"));
+  // toml++ words the rest; only the position format is ours.
+  CHECK_THAT(error_of("a = "),
+             Catch::StartsWith("invalid_config: t.toml:1:5: parse error: "));
+}
+
+TEST_CASE("every problem of a file is reported, in file order",
+          "[config][errors]") {
+  // toml++ iterates tables by name, so [log] would come before [runtime].
+  CHECK(error_of("[runtime]\nwindow = 0\n\n[log]\nlevel = \"loud\"\n")
+        == "invalid_config: t.toml:2: runtime.window = 0: must be >= 1 (or "
+           "\"unbounded\")\n"
+           "t.toml:5: log.level = \"loud\": must be one of \"error\", "
+           "\"warning\", \"info\", \"debug\"");
+}
+
+// -- load ---------------------------------------------------------------------
+
+TEST_CASE("load reads a file and records its path as origin",
+          "[config][load]") {
+  temp_dir dir;
+  auto path = dir.write("ledger.toml", "[runtime]\nwindow = 12\n");
+  auto res = load(path);
+  REQUIRE(res);
+  CHECK(res->window == 12);
+  CHECK(res->origin == path);
+}
+
+TEST_CASE("load names the file in every error", "[config][load][errors]") {
+  temp_dir dir;
+  auto missing = (dir.path() / "missing.toml").string();
+  auto res = load(missing);
+  REQUIRE(!res);
+  CHECK(res.error().code() == static_cast<uint8_t>(errc::unreadable_config));
+  CHECK(render(res.error())
+        == "unreadable_config: " + missing
+             + ": cannot read file: No such file or directory");
+  res = load(dir.path().string());
+  REQUIRE(!res);
+  CHECK(render(res.error())
+        == "unreadable_config: " + dir.path().string()
+             + ": cannot read file: Is a directory");
+  auto bad = dir.write("bad.toml", "[runtime]\nlane_batch = 0\n");
+  res = load(bad);
+  REQUIRE(!res);
+  CHECK(res.error().code() == static_cast<uint8_t>(errc::invalid_config));
+  CHECK(render(res.error())
+        == "invalid_config: " + bad
+             + ":2: runtime.lane_batch = 0: must be between 1 and 1000000");
+}
+
+// -- to_toml ------------------------------------------------------------------
+
+TEST_CASE("to_toml renders settings that parse back to equal values",
+          "[config][to_toml]") {
+  SECTION("defaults") {
+    settings s;
+    require_equal(parsed(to_toml(s)), s);
+  }
+  SECTION("every key changed, awkward names and values") {
+    settings s;
+    s.max_active_keys = 3;
+    s.window = unbounded;
+    s.order = order_mode::none;
+    s.key_backlog = unbounded;
+    s.overflow = overflow_policy::reject;
+    s.lane_batch = 1;
+    s.ingress_batch = 1000000;
+    s.scheduler = scheduler_policy::stealing;
+    s.threads = 1024;
+    s.max_throughput = 9223372036854775807u;
+    s.log = log_level::error;
+    s.handler = "my ledger";
+    s.params.set("int", int64_t{-9223372036854775807 - 1});
+    s.params.set("third", 1.0 / 3.0);
+    s.params.set("whole", 2.0);
+    s.params.set("huge", 1e300);
+    s.params.set("flag", false);
+    s.params.set("text", std::string{"quote \" slash \\ tab\t nl\n \xc3\xa9"});
+    s.params.set("dotted.key with space", std::string{});
+    INFO(to_toml(s));
+    require_equal(parsed(to_toml(s)), s);
+  }
+}
+
+// -- handler_params -----------------------------------------------------------
+
+TEST_CASE("handler params return the fallback only for absent keys",
+          "[config][handler_params]") {
+  handler_params p;
+  p.set("n", int64_t{7});
+  p.set("x", 1.5);
+  p.set("b", true);
+  p.set("s", std::string{"hi"});
+  CHECK(p.contains("n"));
+  CHECK(!p.contains("absent"));
+  CHECK(p.get_int("n", 0) == 7);
+  CHECK(p.get_double("x", 0) == 1.5);
+  CHECK(p.get_double("n", 0) == 7.0); // integers convert
+  CHECK(p.get_bool("b", false));
+  CHECK(p.get_string("s", "fallback") == "hi");
+  CHECK(p.get_int("absent", 42) == 42);
+  CHECK(p.get_double("absent", 0.25) == 0.25);
+  CHECK(p.get_bool("absent", true));
+  CHECK(p.get_string("absent", "fallback") == "fallback");
+  CHECK(p.problems("h").empty());
+}
+
+TEST_CASE("a handler param of the wrong type is a problem at its location",
+          "[config][handler_params]") {
+  handler_params p;
+  p.set("db_min_ms", std::string{"fast"}, {"ledger.toml", 7});
+  p.set("verbose", int64_t{1});
+  CHECK(p.get_int("db_min_ms", 5) == 5);
+  CHECK(p.get_int("db_min_ms", 5) == 5); // reported once all the same
+  CHECK(p.get_bool("verbose", false) == false);
+  CHECK(p.problems("ledger")
+        == std::vector<std::string>{
+          "ledger.toml:7: handler.ledger.db_min_ms = \"fast\": must be an "
+          "integer, not a string",
+          "handler.ledger.verbose = 1: must be true or false, not an integer"});
+}
+
+TEST_CASE("handler keys never read are reported as unknown",
+          "[config][handler_params]") {
+  auto s = parsed("[handler]\nname = \"ledger\"\n\n[handler.ledger]\n"
+                  "db_min_ms = 1\ndb_mn_ms = 2\n");
+  CHECK(s.params.get_int("db_min_ms", 0) == 1);
+  CHECK(s.params.problems("ledger")
+        == std::vector<std::string>{
+          "t.toml:6: unknown key handler.ledger.db_mn_ms (handler \"ledger\" "
+          "does not read it; check the spelling or remove it)"});
+  CHECK(s.params.get_int("db_mn_ms", 0) == 2);
+  CHECK(s.params.problems("ledger").empty());
+}
+
+TEST_CASE("reject records a problem and counts as reading the key",
+          "[config][handler_params]") {
+  handler_params p;
+  p.set("pool", int64_t{-2}, {"ledger.toml", 3});
+  p.reject("pool", "must be >= 1");
+  p.reject("dsn", "is required");
+  CHECK(p.problems("ledger")
+        == std::vector<std::string>{
+          "ledger.toml:3: handler.ledger.pool = -2: must be >= 1",
+          "handler.ledger.dsn: is required"});
+}
