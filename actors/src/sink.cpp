@@ -26,10 +26,7 @@ sink::sink(caf::actor_config& cfg, engine* eng)
 
 caf::behavior sink::make_behavior() {
   return {
-    [this](events_atom, batch_ptr& b) {
-      take(*b);
-      publish();
-    },
+    [this](events_atom, batch_ptr& b) { take(*b); },
   };
 }
 
@@ -56,6 +53,8 @@ void sink::take(event_batch& b) {
       peak_ = held_;
     release_ready();
   }
+  // Publish before emitting: whoever sees an event out must see it counted.
+  publish();
   if (!ready_.empty()) {
     eng_->emit(ready_.data(), ready_.size());
     ready_.clear();

@@ -108,7 +108,9 @@ void supervisor::start_lane(const key& k, entry& e) {
   e.forwarded = e.pending->items.size();
   a->first = std::move(e.pending);
   a->batch_limit = lane_batch_;
-  e.lane = spawn<lane, caf::linked>(std::move(a));
+  // Not linked: CAF keeps links in a list, so unlinking each retiring lane
+  // would cost O(live lanes). `on_exit` ends the lanes instead.
+  e.lane = spawn<lane>(std::move(a));
   e.st = state::running;
   ++active_;
   ++spawned_;
@@ -172,10 +174,13 @@ void supervisor::publish() {
 }
 
 void supervisor::on_exit() {
-  for (auto& [k, e] : keys_)
+  for (auto& [k, e] : keys_) {
+    if (e.lane)
+      caf::anon_send_exit(e.lane, caf::exit_reason::user_shutdown);
     if (e.pending)
       for (auto& ev : e.pending->items)
         eng_->abandon(std::move(ev), "queued");
+  }
   keys_.clear();
   waiting_.clear();
   touched_.clear();

@@ -1,39 +1,16 @@
 #include "keylane/detail/backlog.hpp"
 
-#include "keylane/config.hpp"
-
 namespace keylane::detail {
 
-bool backlog::enabled() const noexcept {
-  return limit_ != unbounded;
-}
-
-bool backlog::try_acquire(const key& k) {
-  if (!enabled())
-    return true;
-  auto& s = shard_of(k);
-  std::lock_guard<std::mutex> guard{s.mtx};
-  auto& n = s.counts[k];
-  if (n >= limit_)
-    return false;
-  ++n;
-  return true;
-}
-
-bool backlog::acquire(const key& k,
-                      std::chrono::steady_clock::time_point deadline,
-                      const std::atomic<bool>& cancelled) {
-  if (!enabled())
-    return true;
-  auto& s = shard_of(k);
-  std::unique_lock<std::mutex> guard{s.mtx};
+bool backlog::wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
+                            const key& k,
+                            std::chrono::steady_clock::time_point deadline,
+                            const std::atomic<bool>& cancelled) {
   ++s.waiters;
-  bool taken = false;
+  bool room = false;
   for (;;) {
-    auto& n = s.counts[k];
-    if (n < limit_) {
-      ++n;
-      taken = true;
+    if (s.counts[k] < limit_) {
+      room = true;
       break;
     }
     if (cancelled.load(std::memory_order_acquire))
@@ -43,18 +20,13 @@ bool backlog::acquire(const key& k,
       break;
   }
   --s.waiters;
-  if (!taken) {
-    auto i = s.counts.find(k);
-    if (i != s.counts.end() && i->second == 0)
-      s.counts.erase(i);
-  }
-  return taken;
+  return room;
 }
 
 void backlog::release(const key& k, size_t n) {
-  if (!enabled() || n == 0)
+  if (limit_ == unbounded_limit || n == 0)
     return;
-  auto& s = shard_of(k);
+  auto& s = shards_[shard_index(k)];
   std::lock_guard<std::mutex> guard{s.mtx};
   auto i = s.counts.find(k);
   if (i == s.counts.end())
@@ -67,8 +39,6 @@ void backlog::release(const key& k, size_t n) {
 }
 
 void backlog::wake_all() {
-  if (!enabled())
-    return;
   for (auto& s : shards_) {
     std::lock_guard<std::mutex> guard{s.mtx};
     s.cv.notify_all();

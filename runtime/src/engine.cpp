@@ -29,6 +29,10 @@ engine::engine(settings cfg, output_fn out)
     out_(std::move(out)),
     backlog_(cfg_.key_backlog),
     output_token_(std::make_unique<producer_token>(output_)) {
+  for (auto& t : ingress_tokens_)
+    t = std::make_unique<producer_token>(ingress_);
+  if (cfg_.window != unbounded)
+    low_water_ = cfg_.window - std::max<size_t>(1, cfg_.window / 4);
 }
 
 caf::expected<std::unique_ptr<engine>>
@@ -88,61 +92,72 @@ engine::~engine() {
 
 // -- producers ---------------------------------------------------------------
 
-errc engine::reserve(const key& k) {
+engine::admission engine::submit(const key& k, make_fn make, void* ctx) {
   inside_submit_.fetch_add(1, std::memory_order_seq_cst);
-  auto fail = [this](errc e) {
-    rejected_.fetch_add(1, std::memory_order_relaxed);
+  auto leave = [this](errc e) {
+    if (e != errc::none)
+      rejected_.fetch_add(1, std::memory_order_relaxed);
     inside_submit_.fetch_sub(1, std::memory_order_release);
-    return e;
+    return admission{e, 0};
   };
   if (stopped_.load(std::memory_order_seq_cst))
-    return fail(errc::stopped);
+    return leave(errc::stopped);
   auto block = cfg_.overflow == overflow_policy::block;
-  // Window credit: take one; give it back if that overshot.
-  if (cfg_.window != unbounded) {
-    auto taken = [this] {
-      if (in_flight_.fetch_add(1, std::memory_order_acq_rel) < cfg_.window)
-        return true;
-      in_flight_.fetch_sub(1, std::memory_order_acq_rel);
-      return false;
-    };
-    if (!taken()) {
-      if (!block)
-        return fail(errc::window_full);
-      bool got = false;
-      wait_until(deadline_after(forever), [&] {
-        got = taken();
-        return got || stopped_.load(std::memory_order_acquire);
-      });
-      if (!got)
-        return fail(errc::stopped);
+  // Window credit. A compare-and-swap, never a speculative increment: a
+  // transient overshoot would skew the count `credit` wakes waiters by.
+  auto taken = [this] {
+    if (cfg_.window == unbounded) {
+      in_flight_.fetch_add(1, std::memory_order_seq_cst);
+      return true;
     }
-  } else {
-    in_flight_.fetch_add(1, std::memory_order_relaxed);
+    auto cur = in_flight_.load(std::memory_order_seq_cst);
+    while (cur < cfg_.window)
+      if (in_flight_.compare_exchange_weak(cur, cur + 1,
+                                           std::memory_order_seq_cst))
+        return true;
+    return false;
+  };
+  if (!taken()) {
+    if (!block)
+      return leave(errc::window_full);
+    bool got = false;
+    wait_until(deadline_after(forever), [&] {
+      got = taken();
+      return got || stopped_.load(std::memory_order_acquire);
+    });
+    if (!got)
+      return leave(errc::stopped);
   }
-  bool slot = block ? backlog_.acquire(k, deadline_after(forever), stopped_)
-                    : backlog_.try_acquire(k);
-  if (!slot) {
+  event_ptr ev;
+  std::exception_ptr failure;
+  uint64_t seq = 0;
+  auto& token = *ingress_tokens_[backlog::shard_index(k)];
+  bool admitted = backlog_.admit(k, block, deadline_after(forever), stopped_,
+                                 [&] {
+    try {
+      ev = make(ctx);
+    } catch (...) {
+      failure = std::current_exception();
+      return;
+    }
+    seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
+    ev->seq = seq;
+    ev->submitted = clock::now();
+    ingress_.enqueue(token, ev.release());
+  });
+  if (!admitted || failure) {
+    if (failure)
+      backlog_.release(k, 1);
     in_flight_.fetch_sub(1, std::memory_order_acq_rel);
-    return fail(stopped_.load() ? errc::stopped : errc::key_backlog_full);
+    if (failure) {
+      leave(errc::none);
+      std::rethrow_exception(failure);
+    }
+    return leave(stopped_.load() ? errc::stopped : errc::key_backlog_full);
   }
-  return errc::none;
-}
-
-void engine::cancel(const key& k) noexcept {
-  backlog_.release(k, 1);
-  in_flight_.fetch_sub(1, std::memory_order_acq_rel);
-  inside_submit_.fetch_sub(1, std::memory_order_release);
-}
-
-uint64_t engine::commit(event_ptr ev) {
-  auto seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
-  ev->seq = seq;
-  ev->submitted = clock::now();
-  ingress_.enqueue(ev.release());
   wake_supervisor();
-  inside_submit_.fetch_sub(1, std::memory_order_release);
-  return seq;
+  leave(errc::none);
+  return admission{errc::none, seq};
 }
 
 void engine::wake_supervisor() {
@@ -183,13 +198,17 @@ bool engine::wait_until(std::chrono::steady_clock::time_point deadline,
 }
 
 void engine::credit(size_t n) {
-  in_flight_.fetch_sub(n, std::memory_order_seq_cst);
+  auto left = in_flight_.fetch_sub(n, std::memory_order_seq_cst) - n;
   delivered_.fetch_add(n, std::memory_order_seq_cst);
-  if (waiters_.load(std::memory_order_seq_cst) > 0) {
-    // Taking the lock orders this notify after a waiter's check.
-    { std::lock_guard<std::mutex> guard{wait_mtx_}; }
-    wait_cv_.notify_all();
-  }
+  if (waiters_.load(std::memory_order_seq_cst) == 0)
+    return;
+  // Wake blocked producers only once a quarter of the window is free again,
+  // not per event: one wake-up per credit costs a context switch per event.
+  // Drain waits for zero.
+  if (left > low_water_ && left != 0)
+    return;
+  { std::lock_guard<std::mutex> guard{wait_mtx_}; } // orders after the check
+  wait_cv_.notify_all();
 }
 
 // -- output ------------------------------------------------------------------

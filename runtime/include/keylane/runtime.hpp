@@ -59,16 +59,18 @@ public:
 
   /// Submits `payload` for `k`. On rejection the payload is left untouched.
   submit_result submit(const key& k, Payload&& payload) {
-    if (auto err = eng_->reserve(k); err != errc::none)
-      return submit_result::rejected(err);
-    detail::event_ptr ev;
-    try {
-      ev.reset(new event_type(k, std::move(payload)));
-    } catch (...) {
-      eng_->cancel(k);
-      throw;
-    }
-    return submit_result::accepted(eng_->commit(std::move(ev)));
+    struct context {
+      const key* k;
+      Payload* p;
+    } ctx{&k, &payload};
+    auto make = [](void* raw) -> detail::event_ptr {
+      auto* c = static_cast<context*>(raw);
+      return detail::event_ptr{new event_type(*c->k, std::move(*c->p))};
+    };
+    auto res = eng_->submit(k, make, &ctx);
+    if (res.code != errc::none)
+      return submit_result::rejected(res.code);
+    return submit_result::accepted(res.seq);
   }
 
   /// Submits a copy of `payload` for `k`.

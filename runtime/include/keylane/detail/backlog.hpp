@@ -12,26 +12,47 @@
 
 namespace keylane::detail {
 
-/// Counts, per key, the events accepted but not yet completed, and bounds
-/// them. Thread-safe: keys are striped over independently locked shards, so
-/// producers of different keys rarely meet; entries vanish at zero, so
-/// memory follows the keys with work, not every key ever seen. With an
-/// `unbounded` limit it does nothing and costs nothing.
+/// Serialises the submits of each key and bounds, per key, the events
+/// accepted but not yet completed. Keys are striped over independently
+/// locked shards, so producers of different keys rarely meet. `admit` runs
+/// its continuation under the key's shard lock: the caller assigns the
+/// sequence number and enqueues there, so a key's events enter ingress in
+/// sequence-number order even when they come from different threads.
+/// Thread-safe. Count entries vanish at zero, so memory follows the keys
+/// with work, not every key ever seen; with an `unbounded` limit nothing
+/// is counted.
 class backlog {
 public:
+  static constexpr size_t shard_count = 64;
+
   explicit backlog(size_t limit) : limit_(limit) {}
 
-  /// True when a limit is set.
-  [[nodiscard]] bool enabled() const noexcept;
+  /// The shard that serialises `k`.
+  [[nodiscard]] static size_t shard_index(const key& k) noexcept {
+    return (k.hash() >> 7) % shard_count;
+  }
 
-  /// Takes one slot for `k` if there is room.
-  [[nodiscard]] bool try_acquire(const key& k);
-
-  /// Takes one slot for `k`, waiting for room until `deadline` or until
-  /// `cancelled` turns true. Returns whether a slot was taken.
-  [[nodiscard]] bool acquire(const key& k,
-                             std::chrono::steady_clock::time_point deadline,
-                             const std::atomic<bool>& cancelled);
+  /// Takes one slot of `k` — waiting for room if `wait`, until `deadline`
+  /// or until `cancelled` turns true — and runs `then()` under the shard
+  /// lock. Returns false, without running `then`, if no slot was taken.
+  template <class F>
+  bool admit(const key& k, bool wait,
+             std::chrono::steady_clock::time_point deadline,
+             const std::atomic<bool>& cancelled, F&& then) {
+    auto& s = shards_[shard_index(k)];
+    std::unique_lock<std::mutex> guard{s.mtx};
+    if (limit_ != unbounded_limit) {
+      auto& n = s.counts[k];
+      if (n >= limit_ && !(wait && wait_for_room(s, guard, k, deadline, cancelled))) {
+        if (s.counts[k] == 0)
+          s.counts.erase(k);
+        return false;
+      }
+      ++s.counts[k];
+    }
+    then();
+    return true;
+  }
 
   /// Returns `n` slots of `k`.
   void release(const key& k, size_t n);
@@ -40,16 +61,20 @@ public:
   void wake_all();
 
 private:
-  static constexpr size_t shard_count = 64;
+  static constexpr size_t unbounded_limit = static_cast<size_t>(-1);
+
   struct alignas(64) shard { // one lock per cache line: shards don't contend
     std::mutex mtx;
     std::condition_variable cv;
     size_t waiters = 0;
     std::unordered_map<key, size_t, key_hasher> counts;
   };
-  shard& shard_of(const key& k) noexcept {
-    return shards_[(k.hash() >> 7) % shard_count];
-  }
+
+  bool wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
+                     const key& k,
+                     std::chrono::steady_clock::time_point deadline,
+                     const std::atomic<bool>& cancelled);
+
   size_t limit_;
   std::array<shard, shard_count> shards_;
 };

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -29,11 +31,11 @@ namespace keylane::detail {
 /// credit, per-key backlog, output queue and counters. `runtime<P, R>` is a
 /// typed face over it.
 ///
-/// Thread-safety: `reserve`, `commit`, `cancel`, `snapshot`, `try_pull`,
-/// `pull` and `drain` may be called from any thread at once; `stop` from one
-/// thread. The actor-side functions are called by keylane's own actors.
-/// Events from one producer thread enter ingress in call order; events of
-/// different producers interleave in no defined order.
+/// Thread-safety: `submit`, `snapshot`, `try_pull`, `pull` and `drain` may
+/// be called from any thread at once; `stop` from one thread. The
+/// actor-side functions are called by keylane's own actors. A key's events
+/// enter ingress in sequence-number order (assigned under the key's shard
+/// lock); different keys' events interleave in no defined order.
 class engine {
 public:
   /// Called on the consumer thread for each delivered event; empty for
@@ -50,16 +52,22 @@ public:
 
   // -- producers --------------------------------------------------------------
 
-  /// Takes a window credit and a backlog slot for `k`, waiting or not as the
-  /// overflow policy says. `errc::none` on success.
-  [[nodiscard]] errc reserve(const key& k);
+  /// Builds an event for `submit`; `ctx` is the caller's state.
+  using make_fn = event_ptr (*)(void* ctx);
 
-  /// Returns what `reserve` took (the caller could not build its event).
-  void cancel(const key& k) noexcept;
+  /// What `submit` did: `code == errc::none` and a sequence number, or an
+  /// error and nothing taken.
+  struct admission {
+    errc code;
+    uint64_t seq;
+  };
 
-  /// Accepts a reserved event: assigns its sequence number and hands it to
-  /// the supervisor. Returns the sequence number.
-  uint64_t commit(event_ptr ev);
+  /// Takes a window credit and a backlog slot for `k` (waiting or not, as
+  /// the overflow policy says), then builds the event with `make` and hands
+  /// it to the supervisor under `k`'s shard lock, so one key's events enter
+  /// ingress in sequence-number order. `make` runs only if the event is
+  /// accepted; if it throws, nothing was taken and the exception propagates.
+  admission submit(const key& k, make_fn make, void* ctx);
 
   // -- consumers --------------------------------------------------------------
 
@@ -148,13 +156,16 @@ private:
   alignas(64) std::atomic<uint64_t> delivered_{0};
   alignas(64) std::atomic<bool> signalled_{false};
   alignas(64) std::atomic<bool> stopped_{false};
-  // Submits between `reserve` and `commit`: `stop` waits for them.
+  // Submits in progress: `stop` waits for them to enqueue or give up.
   alignas(64) std::atomic<int> inside_submit_{0};
   std::atomic<uint64_t> rejected_{0};
   std::atomic<int> live_actors_{0};
 
   backlog backlog_;
   mpmc_queue<event_base*> ingress_;
+  // One ingress token per backlog shard, used under that shard's lock:
+  // moodycamel is FIFO per token, so each key's events stay in order.
+  std::array<std::unique_ptr<producer_token>, backlog::shard_count> ingress_tokens_;
   blocking_mpmc_queue<event_base*> output_;
   // The sink enqueues through one token: moodycamel keeps FIFO order per
   // token, while the sink actor may run on a different thread each time.
@@ -164,6 +175,8 @@ private:
   std::mutex wait_mtx_;
   std::condition_variable wait_cv_;
   std::atomic<int> waiters_{0};
+  // Blocked producers wake when no more than this many are in flight.
+  uint64_t low_water_ = std::numeric_limits<uint64_t>::max();
 
   std::mutex abandoned_mtx_;
   std::vector<unfinished_event> abandoned_;

@@ -1,0 +1,90 @@
+# keylane developer entry points. The README documents two: `make run` and
+# `make test`. Each target installs missing Debian packages first
+# (scripts/deps.sh, a fast no-op when all are present), then configures and
+# builds with CMake; re-running only rebuilds what changed.
+#
+#   make run             build and run the ledger example (ARGS="--json" to pass args)
+#   make test            build everything, run the whole CTest suite (what CI runs first)
+#   make test-sanitize   same suite under AddressSanitizer + UBSan in build-asan/ (CI runs it second)
+#   make test-tsan       same suite under ThreadSanitizer in build-tsan/ (extra; Debian's CAF
+#                        is not instrumented, so expect reports from inside CAF)
+#   make bench           build and run the benchmarks, if there are any yet
+#   make clean           remove every build directory
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+# cmake --build runs make again; spare every line its "Entering directory".
+MAKEFLAGS += --no-print-directory
+
+# The machines have 2 cores; override with `make test JOBS=8`.
+JOBS       ?= 2
+BUILD_TYPE ?= RelWithDebInfo
+CMAKE      ?= cmake
+CTEST      ?= ctest
+
+BUILD_DIR ?= build
+ASAN_DIR  ?= build-asan
+TSAN_DIR  ?= build-tsan
+
+# Extra `ctest` arguments, e.g. `make test CTEST_ARGS='-R unit'`. The sanitizer
+# runs exclude nothing by default; SANITIZE_EXCLUDE is a ctest -E regex.
+CTEST_ARGS       ?=
+SANITIZE_EXCLUDE ?=
+
+RUN_TARGET ?= ledger
+RUN_BIN    ?= $(BUILD_DIR)/examples/ledger/ledger
+ARGS       ?=
+BENCH_BIN  ?= $(BUILD_DIR)/bench/keylane_bench
+
+# halt_on_error turns the first report into a failing test instead of a log line.
+ASAN_OPTIONS  ?= halt_on_error=1:detect_leaks=1
+UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1
+TSAN_OPTIONS  ?= halt_on_error=1:second_deadlock_stack=1
+
+CTEST_RUN = $(CTEST) --output-on-failure --no-tests=error -j$(JOBS) $(CTEST_ARGS)
+
+# Sanitized builds: no benchmarks (slow, meaningless numbers) and no mimalloc
+# (it replaces malloc, which the sanitizers must intercept themselves).
+SANITIZED_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKEYLANE_BUILD_TESTS=ON \
+                  -DKEYLANE_BUILD_BENCH=OFF -DKEYLANE_USE_MIMALLOC=OFF
+
+.PHONY: all deps configure run test test-sanitize test-tsan bench clean
+
+all: test
+
+deps:
+	@bash scripts/deps.sh
+
+# Configuring every time is cheap (cached) and keeps the options in force.
+configure: deps
+	$(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKEYLANE_BUILD_TESTS=ON
+
+run: configure
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS) --target $(RUN_TARGET)
+	@test -x $(RUN_BIN) || { echo "make run: $(RUN_BIN) was not built" >&2; exit 1; }
+	$(RUN_BIN) $(ARGS)
+
+test: configure
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
+	$(CTEST_RUN) --test-dir $(BUILD_DIR)
+
+test-sanitize: deps
+	$(CMAKE) -S . -B $(ASAN_DIR) $(SANITIZED_FLAGS) -DKEYLANE_SANITIZERS=address,undefined
+	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
+	ASAN_OPTIONS='$(ASAN_OPTIONS)' UBSAN_OPTIONS='$(UBSAN_OPTIONS)' \
+	  $(CTEST_RUN) --test-dir $(ASAN_DIR) $(if $(SANITIZE_EXCLUDE),-E '$(SANITIZE_EXCLUDE)')
+
+test-tsan: deps
+	$(CMAKE) -S . -B $(TSAN_DIR) $(SANITIZED_FLAGS) -DKEYLANE_SANITIZERS=thread
+	$(CMAKE) --build $(TSAN_DIR) -j$(JOBS)
+	TSAN_OPTIONS='$(TSAN_OPTIONS)' \
+	  $(CTEST_RUN) --test-dir $(TSAN_DIR) $(if $(SANITIZE_EXCLUDE),-E '$(SANITIZE_EXCLUDE)')
+
+# Placeholder until the benchmark issue lands: runs the binary when it exists.
+bench: configure
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
+	@if [ -x $(BENCH_BIN) ]; then $(BENCH_BIN); \
+	 else echo "make bench: no benchmark yet ($(BENCH_BIN) not built)"; fi
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)

@@ -1,0 +1,33 @@
+#include "lane_settings.hpp"
+
+#include "ledger_handler.hpp"
+
+namespace ledger {
+
+keylane::settings default_settings() {
+  keylane::settings s;
+  s.max_active_keys = 8;
+  s.window = keylane::unbounded;
+  s.order = keylane::order_mode::per_key;
+  s.scheduler = keylane::scheduler_policy::sharing;
+  s.threads = 2;
+  s.handler = handler_name;
+  return s;
+}
+
+std::vector<std::string> settings_problems(const keylane::settings& cfg) {
+  std::vector<std::string> out;
+  if (cfg.handler != handler_name)
+    out.push_back(cfg.origin + ": handler.name = \"" + cfg.handler
+                  + "\": this program only runs handler \"" + handler_name
+                  + "\"");
+  // Read the table the way the handler will, on a copy, so its problems
+  // show up now rather than when the first lane starts.
+  keylane::handler_params params = cfg.params;
+  (void) handler_options::from(params);
+  for (auto& p : params.problems(handler_name))
+    out.push_back(std::move(p));
+  return out;
+}
+
+} // namespace ledger

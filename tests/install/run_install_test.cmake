@@ -1,0 +1,98 @@
+# The install test (see ../install_test.cmake), run as `cmake -P` by CTest:
+#   1. cmake --install BUILD_DIR --prefix WORK_DIR/prefix
+#   2. configure consumer/ with CMAKE_PREFIX_PATH=that prefix, and check that
+#      find_package(keylane) found it there and nowhere else
+#   3. build it and run the app, checking what it prints
+# Any failing step fails the test with that step's output.
+#
+# Arguments (-D): BUILD_DIR, WORK_DIR, CONSUMER_DIR (required); CONFIG,
+# GENERATOR, CXX_COMPILER (those of the keylane build, so the consumer is built
+# alike); SANITIZERS (KEYLANE_SANITIZERS: a sanitized static library needs the
+# sanitizer runtime in the consumer's link too).
+cmake_minimum_required(VERSION 3.16)
+
+foreach(var BUILD_DIR WORK_DIR CONSUMER_DIR)
+  if(NOT ${var})
+    message(FATAL_ERROR "run_install_test.cmake: pass -D${var}=...")
+  endif()
+endforeach()
+
+set(prefix "${WORK_DIR}/prefix")
+set(consumer_build "${WORK_DIR}/consumer-build")
+# Start from nothing, so a file left by an earlier run cannot hide a missing one.
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+# Runs one step; on failure stops the test with the step's output.
+function(run_step what)
+  message(STATUS "install test: ${what}")
+  execute_process(COMMAND ${ARGN}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc STREQUAL "0")
+    message("${out}")
+    message(FATAL_ERROR "install test: ${what} failed (${rc}); its output is above")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+set(config_args "")
+if(CONFIG)
+  set(config_args --config "${CONFIG}")
+endif()
+
+run_step("install ${BUILD_DIR} into ${prefix}"
+  "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}" ${config_args})
+
+set(configure_args
+  -S "${CONSUMER_DIR}" -B "${consumer_build}"
+  "-DCMAKE_PREFIX_PATH=${prefix}"
+  # Only the prefix may provide keylane: no user or system package registry.
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
+if(GENERATOR)
+  list(APPEND configure_args -G "${GENERATOR}")
+endif()
+if(CXX_COMPILER)
+  list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+endif()
+if(CONFIG)
+  list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${CONFIG}")
+endif()
+if(SANITIZERS)
+  list(APPEND configure_args
+    "-DCMAKE_CXX_FLAGS=-fsanitize=${SANITIZERS} -fno-omit-frame-pointer"
+    "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZERS}")
+endif()
+run_step("configure the consumer project" "${CMAKE_COMMAND}" ${configure_args})
+
+# find_package must have used the scratch prefix, not an older install elsewhere.
+file(STRINGS "${consumer_build}/CMakeCache.txt" keylane_dir REGEX "^keylane_DIR:")
+string(REGEX REPLACE "^keylane_DIR:[A-Z]+=" "" keylane_dir "${keylane_dir}")
+file(REAL_PATH "${prefix}" real_prefix)
+if(EXISTS "${keylane_dir}")
+  file(REAL_PATH "${keylane_dir}" keylane_dir)
+endif()
+string(FIND "${keylane_dir}" "${real_prefix}/" at)
+if(NOT at EQUAL 0)
+  message(FATAL_ERROR "install test: keylane was found at '${keylane_dir}', "
+                      "not in the scratch prefix '${real_prefix}'")
+endif()
+
+run_step("build the consumer project"
+  "${CMAKE_COMMAND}" --build "${consumer_build}" ${config_args})
+
+set(app "${consumer_build}/app")
+if(NOT EXISTS "${app}" AND CONFIG)
+  set(app "${consumer_build}/${CONFIG}/app")
+endif()
+run_step("run ${app}" "${app}")
+message("${step_output}")
+
+foreach(expected
+    "stable_hash\\(\"acct-1\"\\) = [0-9]+"
+    "to_string\\(errc::window_full\\) = window_full")
+  if(NOT step_output MATCHES "${expected}")
+    message(FATAL_ERROR "install test: the app's output lacks /${expected}/")
+  endif()
+endforeach()
+message(STATUS "install test: passed")
