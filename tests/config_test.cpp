@@ -70,6 +70,12 @@ void require_equal(const settings& a, const settings& b) {
   CHECK(a.scheduler == b.scheduler);
   CHECK(a.threads == b.threads);
   CHECK(a.max_throughput == b.max_throughput);
+  CHECK(a.max_attempts == b.max_attempts);
+  CHECK(a.initial_backoff_ms == b.initial_backoff_ms);
+  CHECK(a.backoff_multiplier == b.backoff_multiplier);
+  CHECK(a.max_backoff_ms == b.max_backoff_ms);
+  CHECK(a.jitter == b.jitter);
+  CHECK(a.attempt_timeout_ms == b.attempt_timeout_ms);
   CHECK(a.log == b.log);
   CHECK(a.handler == b.handler);
   CHECK(a.params.values() == b.params.values());
@@ -147,6 +153,34 @@ table = "accounts"
                                           {"table", std::string{"accounts"}}};
   CHECK(s.params.values() == want);
   CHECK(parsed("scheduler.threads = 0").threads == 0);
+}
+
+TEST_CASE("every retry key is read, and bad retry values are named",
+          "[config][retry]") {
+  auto s = parsed(R"([retry]
+max_attempts = 5
+initial_backoff_ms = 20
+multiplier = 1.5
+max_backoff_ms = 400
+jitter = "full"
+attempt_timeout_ms = 250
+)");
+  CHECK(s.max_attempts == 5);
+  CHECK(s.initial_backoff_ms == 20);
+  CHECK(s.backoff_multiplier == 1.5);
+  CHECK(s.max_backoff_ms == 400);
+  CHECK(s.jitter == jitter_mode::full);
+  CHECK(s.attempt_timeout_ms == 250);
+  CHECK(parsed("retry.multiplier = 3").backoff_multiplier == 3.0);
+  check_all({
+    {"[retry]\nmax_attempts = 0\n",
+     "t.toml:2: retry.max_attempts = 0: must be between 1 and 1000000"},
+    {"[retry]\nmultiplier = 0.5\n",
+     "t.toml:2: retry.multiplier = 0.5: must be a number between 1.0 and "
+     "1000.0"},
+    {"[retry]\njitter = \"half\"\n",
+     "t.toml:2: retry.jitter = \"half\": must be one of \"none\", \"full\""},
+  });
 }
 
 TEST_CASE("window and key_backlog accept \"unbounded\"", "[config]") {
@@ -240,12 +274,12 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
     {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
      "t.toml:3: unknown key log.file (known keys: level)"},
     {"[runtime]\n\n[sink]\nwindow = 4\n",
-     "t.toml:3: unknown key sink (known keys: runtime, scheduler, log, "
+     "t.toml:3: unknown key sink (known keys: runtime, scheduler, retry, log, "
      "handler)"},
     {"[log]\n\"le vel\" = 1\n",
      "t.toml:2: unknown key log.\"le vel\" (known keys: level)"},
     {"verbose = true\n",
-     "t.toml:1: unknown key verbose (known keys: runtime, scheduler, log, "
+     "t.toml:1: unknown key verbose (known keys: runtime, scheduler, retry, log, "
      "handler)"},
   });
 }
@@ -365,6 +399,12 @@ TEST_CASE("to_toml renders settings that parse back to equal values",
     s.scheduler = scheduler_policy::stealing;
     s.threads = 1024;
     s.max_throughput = 9223372036854775807u;
+    s.max_attempts = 7;
+    s.initial_backoff_ms = 0;
+    s.backoff_multiplier = 1.25;
+    s.max_backoff_ms = 86400000;
+    s.jitter = jitter_mode::full;
+    s.attempt_timeout_ms = 1;
     s.log = log_level::error;
     s.handler = "my ledger";
     s.params.set("int", int64_t{-9223372036854775807 - 1});

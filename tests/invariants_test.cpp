@@ -52,6 +52,7 @@ struct output_log {
   std::vector<uint64_t> result;               // per seq
   std::vector<payload> payloads;              // per seq
   std::vector<int64_t> last_index;            // per key and producer
+  std::vector<int64_t> last_seq;              // per key
   uint64_t next_global = 0;
   uint64_t global_breaks = 0;
   uint64_t key_order_breaks = 0;
@@ -59,7 +60,7 @@ struct output_log {
 
   output_log(size_t n, size_t keys, size_t producers)
     : seen(n), status(n), result(n), payloads(n),
-      last_index(keys * producers, -1) {}
+      last_index(keys * producers, -1), last_seq(keys, -1) {}
 
   void take(ev_type& e, order_mode order, size_t producers) {
     std::lock_guard<std::mutex> guard{mtx};
@@ -82,6 +83,12 @@ struct output_log {
       if (static_cast<int64_t>(e.payload.index) <= last)
         ++key_order_breaks;
       last = static_cast<int64_t>(e.payload.index);
+      // A key's events are sequenced under its shard lock, so their
+      // sequence numbers rise along the key, across producers too.
+      auto& prev = last_seq[e.payload.key_id];
+      if (static_cast<int64_t>(e.seq) <= prev)
+        ++key_order_breaks;
+      prev = static_cast<int64_t>(e.seq);
     }
   }
 };

@@ -68,19 +68,19 @@ bool completion_core::synchronous() const noexcept {
 }
 
 void completion_core::finish(outcome status, std::string error,
-                             result_box_ptr box) {
+                             result_box_ptr box, bool permanent) {
   auto* owner = owner_;
   if (!owner)
     return;
   owner_ = nullptr;
   if (owner->in_sync_call()) {
-    owner->finish_sync(token_, status, std::move(error));
+    owner->finish_sync(token_, status, std::move(error), permanent);
     handle_ = nullptr;
     return;
   }
   auto dest = handle_ ? std::move(handle_) : caf::actor_cast<caf::actor>(owner);
   caf::anon_send(dest, complete_atom::value, token_,
-                 static_cast<uint8_t>(status), std::move(error),
+                 static_cast<uint8_t>(status), permanent, std::move(error),
                  std::move(box));
 }
 

@@ -1,5 +1,6 @@
 #include "keylane/detail/lane.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include <caf/all.hpp>
@@ -16,7 +17,9 @@ lane::lane(caf::actor_config& cfg, std::shared_ptr<args> a)
     key_(std::move(a->k)),
     handler_(std::move(a->handler)),
     broken_(std::move(a->handler_error)),
-    batch_limit_(a->batch_limit == 0 ? 1 : a->batch_limit) {
+    cfg_(*a->cfg),
+    batch_limit_(std::max<size_t>(1, a->cfg->lane_batch)),
+    rng_(key_.hash() ^ reinterpret_cast<uintptr_t>(this)) {
   eng_->actor_started();
   out_ = std::make_shared<event_batch>(eng_, "completed");
   if (a->first)
@@ -45,13 +48,30 @@ caf::behavior lane::make_behavior() {
       take(std::move(b));
       run();
     },
-    [this](complete_atom, uint64_t token, uint8_t status, std::string& error,
-           result_box_ptr& box) {
-      if (!awaiting_ || token != token_)
-        return; // a late or duplicate completion: never applied twice
-      if (box && current_)
+    [this](complete_atom, uint64_t token, uint8_t status, bool permanent,
+           std::string& error, result_box_ptr& box) {
+      if (!awaiting_ || token != token_ || !current_)
+        return; // late (timed out), duplicate, or of an earlier attempt
+      if (box)
         box->apply(handler_->result_slot(*current_));
-      finish_current(static_cast<outcome>(status), std::move(error));
+      settle(static_cast<outcome>(status), std::move(error), permanent);
+      run();
+    },
+    [this](timeout_atom, uint64_t token) {
+      if (!awaiting_ || token != token_ || !current_)
+        return;
+      ++token_; // its completion, should it come, is now stale
+      settle(outcome::failed,
+             "attempt timed out after "
+               + std::to_string(cfg_.attempt_timeout_ms) + " ms",
+             false);
+      run();
+    },
+    [this](retry_atom, uint64_t token) {
+      if (!awaiting_ || token != token_ || !current_)
+        return;
+      awaiting_ = false;
+      invoke_current();
       run();
     },
     [this](resume_atom) {
@@ -120,12 +140,14 @@ void lane::run() {
 
 void lane::invoke_current() {
   ++token_;
+  ++current_->attempts;
   if (!broken_.empty()) {
     finish_current(outcome::failed, broken_);
     return;
   }
   sync_done_ = false;
   sync_status_ = outcome::pending;
+  sync_permanent_ = false;
   sync_error_.clear();
   sync_thread_.store(std::this_thread::get_id(), std::memory_order_relaxed);
   std::string thrown;
@@ -142,31 +164,46 @@ void lane::invoke_current() {
     // A completion finished before the throw keeps its outcome; one dropped
     // by the unwinding reports the exception instead.
     if (sync_done_ && sync_status_ != outcome::failed)
-      finish_current(sync_status_, std::move(sync_error_));
+      settle(sync_status_, std::move(sync_error_), false);
     else
-      finish_current(outcome::failed, std::move(thrown));
+      settle(outcome::failed, std::move(thrown), false);
   } else if (sync_done_) {
-    finish_current(sync_status_, std::move(sync_error_));
+    settle(sync_status_, std::move(sync_error_), sync_permanent_);
   } else {
     awaiting_ = true;
+    if (cfg_.attempt_timeout_ms > 0)
+      delayed_send(this, std::chrono::milliseconds(cfg_.attempt_timeout_ms),
+                   timeout_atom::value, token_);
   }
 }
 
-void lane::finish_sync(uint64_t token, outcome status,
-                       std::string error) noexcept {
+void lane::settle(outcome status, std::string error, bool permanent) {
+  if (status != outcome::failed || permanent
+      || current_->attempts >= cfg_.max_attempts) {
+    finish_current(status, std::move(error));
+    return;
+  }
+  // Retry at the head: the key's later events keep waiting behind it.
+  current_->error = std::move(error);
+  awaiting_ = true;
+  ++token_; // a late completion of the failed attempt is now stale
+  auto delay = backoff_delay(cfg_, current_->attempts, rng_());
+  delayed_send(this, delay, retry_atom::value, token_);
+}
+
+void lane::finish_sync(uint64_t token, outcome status, std::string error,
+                       bool permanent) noexcept {
   if (token != token_ || sync_done_)
     return;
   sync_done_ = true;
   sync_status_ = status;
+  sync_permanent_ = permanent;
   sync_error_ = std::move(error);
 }
 
 void lane::finish_current(outcome status, std::string error) {
   awaiting_ = false;
-  if (status != outcome::ok) {
-    if (current_->status == outcome::pending)
-      current_->error = std::move(error);
-  }
+  current_->error = status == outcome::failed ? std::move(error) : std::string{};
   current_->status = status;
   ++finished_;
   out_->items.push_back(std::move(current_));

@@ -17,7 +17,6 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
     make_(std::move(make)),
     params_(std::move(params)),
     cap_(eng->config().max_active_keys),
-    lane_batch_(eng->config().lane_batch),
     ingress_batch_(eng->config().ingress_batch) {
   eng_->actor_started();
   buf_.resize(256);
@@ -107,15 +106,18 @@ void supervisor::start_lane(const key& k, entry& e) {
   }
   e.forwarded = e.pending->items.size();
   a->first = std::move(e.pending);
-  a->batch_limit = lane_batch_;
-  // Not linked: CAF keeps links in a list, so unlinking each retiring lane
-  // would cost O(live lanes). `on_exit` ends the lanes instead.
-  e.lane = spawn<lane>(std::move(a));
-  e.st = state::running;
+  a->cfg = &eng_->config();
   ++active_;
   ++spawned_;
   if (active_ > peak_)
     peak_ = active_;
+  // Published before the spawn, so whoever sees an output of this lane
+  // sees the lane counted.
+  publish();
+  // Not linked: CAF keeps links in a list, so unlinking each retiring lane
+  // would cost O(live lanes). `on_exit` ends the lanes instead.
+  e.lane = spawn<lane>(std::move(a));
+  e.st = state::running;
 }
 
 void supervisor::on_idle(const key& k, uint64_t finished) {

@@ -161,4 +161,12 @@ const char* to_string(log_level x) noexcept {
   return "unknown";
 }
 
+const char* to_string(jitter_mode x) noexcept {
+  switch (x) {
+    case jitter_mode::none: return "none";
+    case jitter_mode::full: return "full";
+  }
+  return "unknown";
+}
+
 } // namespace keylane

@@ -176,6 +176,7 @@ constexpr overflow_policy all_overflows[] = {overflow_policy::block,
                                              overflow_policy::reject};
 constexpr scheduler_policy all_policies[] = {scheduler_policy::sharing,
                                              scheduler_policy::stealing};
+constexpr jitter_mode all_jitters[] = {jitter_mode::none, jitter_mode::full};
 constexpr log_level all_levels[] = {log_level::error, log_level::warning,
                                     log_level::info, log_level::debug};
 
@@ -218,6 +219,25 @@ field choice(const char* name, Enum settings::*member, const Enum (&all)[N]) {
           }};
 }
 
+field real(const char* name, double settings::*member, double min,
+           double max) {
+  return {name,
+          [member, min, max](checker& c, const entry& e, settings& s) {
+            std::optional<double> x;
+            if (auto d = e.value.as_floating_point())
+              x = d->get();
+            else if (auto i = e.value.as_integer())
+              x = static_cast<double>(i->get());
+            auto range = "must be a number between " + detail::toml_double(min)
+                         + " and " + detail::toml_double(max);
+            if (!x || !(*x >= min && *x <= max))
+              c.invalid(e, range);
+            else
+              s.*member = *x;
+          },
+          [member](const settings& s) { return detail::toml_double(s.*member); }};
+}
+
 /// A table of the file with all its keys.
 struct section {
   const char* name;
@@ -240,6 +260,15 @@ const std::vector<section>& schema() {
      {choice("policy", &settings::scheduler, all_policies),
       count("threads", &settings::threads, {0, 1024, false}),
       count("max_throughput", &settings::max_throughput, positive)}},
+    {"retry",
+     {count("max_attempts", &settings::max_attempts, {1, 1000000, false}),
+      count("initial_backoff_ms", &settings::initial_backoff_ms,
+            {0, 86400000, false}),
+      real("multiplier", &settings::backoff_multiplier, 1.0, 1000.0),
+      count("max_backoff_ms", &settings::max_backoff_ms, {0, 86400000, false}),
+      choice("jitter", &settings::jitter, all_jitters),
+      count("attempt_timeout_ms", &settings::attempt_timeout_ms,
+            {0, 86400000, false})}},
     {"log", {choice("level", &settings::log, all_levels)}},
   };
   return sections;
@@ -331,7 +360,7 @@ void read_document(checker& c, const toml::table& root, settings& s) {
     else if (key == "handler")
       read_handler(c, e, s);
     else
-      c.unknown(e, "known keys: runtime, scheduler, log, handler");
+      c.unknown(e, "known keys: runtime, scheduler, retry, log, handler");
   }
 }
 

@@ -32,7 +32,7 @@ engine::engine(settings cfg, output_fn out)
   for (auto& t : ingress_tokens_)
     t = std::make_unique<producer_token>(ingress_);
   if (cfg_.window != unbounded)
-    low_water_ = cfg_.window - std::max<size_t>(1, cfg_.window / 4);
+    low_water_ = cfg_.window - 1;
 }
 
 caf::expected<std::unique_ptr<engine>>
@@ -202,9 +202,9 @@ void engine::credit(size_t n) {
   delivered_.fetch_add(n, std::memory_order_seq_cst);
   if (waiters_.load(std::memory_order_seq_cst) == 0)
     return;
-  // Wake blocked producers only once a quarter of the window is free again,
-  // not per event: one wake-up per credit costs a context switch per event.
-  // Drain waits for zero.
+  // Wake blocked producers only when there is room, and drain at zero.
+  // (Credits arrive in batches from the consumer, so this is not a wake-up
+  // per event.)
   if (left > low_water_ && left != 0)
     return;
   { std::lock_guard<std::mutex> guard{wait_mtx_}; } // orders after the check

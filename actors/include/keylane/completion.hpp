@@ -9,7 +9,8 @@
 
 namespace keylane {
 
-/// Finishes one event, exactly once: `ok`, `skip` or `fail`. It may be
+/// Finishes one event, exactly once: `ok`, `skip`, `fail` (retryable) or
+/// `fail_permanently`. It may be
 /// called at once inside `on_event`, or later from a response handler, a
 /// timer, or any other thread; the key's next event starts only after it.
 /// A completion destroyed unfinished fails its event ("dropped completion").
@@ -42,10 +43,17 @@ public:
       core_.finish(outcome::skipped, {}, nullptr);
   }
 
-  /// Finishes the event as failed, with a reason.
+  /// Fails this attempt, with a reason. The event is tried again if the
+  /// retry policy (`[retry]`) allows another attempt; otherwise it fails.
   void fail(std::string reason) {
     if (core_.pending())
       core_.finish(outcome::failed, std::move(reason), nullptr);
+  }
+
+  /// Fails the event for good, without further attempts.
+  void fail_permanently(std::string reason) {
+    if (core_.pending())
+      core_.finish(outcome::failed, std::move(reason), nullptr, true);
   }
 
   /// True until the event is finished through this object.

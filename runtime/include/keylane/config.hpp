@@ -40,6 +40,14 @@ enum class scheduler_policy {
   stealing,
 };
 
+/// How retry delays are drawn.
+enum class jitter_mode {
+  /// Exactly the capped exponential delay.
+  none,
+  /// Uniform in [0, capped exponential delay] ("full jitter").
+  full,
+};
+
 /// Severity threshold of the runtime's log.
 enum class log_level { error, warning, info, debug };
 
@@ -136,6 +144,27 @@ struct settings {
   /// Messages an actor handles before yielding its thread.
   size_t max_throughput = 300;
 
+  // -- [retry] --------------------------------------------------------------
+
+  /// Handler attempts per event, the first included (1: no retry).
+  size_t max_attempts = 1;
+
+  /// Delay before the second attempt, in milliseconds.
+  size_t initial_backoff_ms = 10;
+
+  /// Each further delay is the previous one times this (>= 1).
+  double backoff_multiplier = 2.0;
+
+  /// No delay exceeds this, in milliseconds.
+  size_t max_backoff_ms = 1000;
+
+  /// How delays are drawn.
+  jitter_mode jitter = jitter_mode::none;
+
+  /// An attempt not completed within this many milliseconds fails (and its
+  /// late completion is ignored); 0 for no limit.
+  size_t attempt_timeout_ms = 0;
+
   // -- [log] ----------------------------------------------------------------
 
   /// Log threshold.
@@ -158,5 +187,6 @@ struct settings {
 [[nodiscard]] const char* to_string(overflow_policy x) noexcept;
 [[nodiscard]] const char* to_string(scheduler_policy x) noexcept;
 [[nodiscard]] const char* to_string(log_level x) noexcept;
+[[nodiscard]] const char* to_string(jitter_mode x) noexcept;
 
 } // namespace keylane

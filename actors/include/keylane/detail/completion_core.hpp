@@ -36,8 +36,10 @@ public:
   /// The typed result slot (a `std::optional<Result>*`), sync path only.
   [[nodiscard]] void* slot() const noexcept { return slot_; }
 
-  /// Finishes the invocation with `status`; `box` carries the result.
-  void finish(outcome status, std::string error, result_box_ptr box);
+  /// Finishes the invocation with `status`; `box` carries the result;
+  /// `permanent` rules out retries of a failure.
+  void finish(outcome status, std::string error, result_box_ptr box,
+              bool permanent = false);
 
 private:
   // Keeps the lane object alive once the completion leaves the handler's

@@ -11,6 +11,8 @@
 
 #include <caf/event_based_actor.hpp>
 
+#include "keylane/config.hpp"
+#include "keylane/detail/backoff.hpp"
 #include "keylane/detail/event_base.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/handler.hpp"
@@ -26,7 +28,9 @@ class engine;
 /// go to the sink in batches. When its queue runs dry it tells the
 /// supervisor how many events it finished; the supervisor answers with
 /// `retire` only if it forwarded no more than that, so an event in flight
-/// at that moment is never lost. All members are touched by the actor only,
+/// at that moment is never lost. A failed attempt is retried at the head of
+/// the queue after a backoff timer (no thread is held meanwhile), so the
+/// key's later events wait and no other key does. All members are touched by the actor only,
 /// except `sync_thread_`, read by completions on other threads.
 class lane : public caf::event_based_actor {
 public:
@@ -38,7 +42,7 @@ public:
     std::unique_ptr<handler_base> handler;
     std::string handler_error; // why `handler` is null, if it is
     batch_ptr first;
-    size_t batch_limit;
+    const settings* cfg;
   };
 
   lane(caf::actor_config& cfg, std::shared_ptr<args> a);
@@ -56,7 +60,8 @@ public:
   }
 
   /// A completion finished inside `on_event` (result already in place).
-  void finish_sync(uint64_t token, outcome status, std::string error) noexcept;
+  void finish_sync(uint64_t token, outcome status, std::string error,
+                   bool permanent) noexcept;
 
   /// Arms a handler timer.
   void schedule(caf::timespan delay, std::function<void()> fn);
@@ -65,6 +70,7 @@ private:
   void take(batch_ptr b);
   void run();
   void invoke_current();
+  void settle(outcome status, std::string error, bool permanent);
   void finish_current(outcome status, std::string error);
   void flush();
   void report_idle();
@@ -75,12 +81,14 @@ private:
   keylane::key key_;
   std::unique_ptr<handler_base> handler_;
   std::string broken_; // non-empty: every event fails with this reason
+  const settings& cfg_;
   size_t batch_limit_;
+  jitter_rng rng_;
 
   std::deque<event_ptr> queue_;
   event_ptr current_;
   uint64_t token_ = 0;
-  bool awaiting_ = false;
+  bool awaiting_ = false;  // an attempt runs, or a backoff waits
   bool resume_pending_ = false;
   bool idle_reported_ = false;
   uint64_t finished_ = 0;
@@ -89,6 +97,7 @@ private:
   std::atomic<std::thread::id> sync_thread_{};
   bool sync_done_ = false;
   outcome sync_status_ = outcome::pending;
+  bool sync_permanent_ = false;
   std::string sync_error_;
 
   uint64_t next_timer_ = 0;

@@ -46,6 +46,10 @@ using complete_atom = caf::atom_constant<caf::atom("kl_done")>;
 using resume_atom = caf::atom_constant<caf::atom("kl_resume")>;
 // Lane to itself: a handler timer fired.
 using timer_atom = caf::atom_constant<caf::atom("kl_timer")>;
+// Lane to itself: a backoff ended, try the head event again.
+using retry_atom = caf::atom_constant<caf::atom("kl_retry")>;
+// Lane to itself: an attempt ran out of time.
+using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 
 } // namespace keylane::detail
 

@@ -57,7 +57,6 @@ private:
   handler_factory make_;
   handler_params params_;
   size_t cap_;
-  size_t lane_batch_;
   size_t ingress_batch_;
 
   std::unordered_map<key, entry, key_hasher> keys_;

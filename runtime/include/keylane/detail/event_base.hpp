@@ -32,6 +32,8 @@ struct event_base {
   outcome status = outcome::pending;
   /// Why it failed (empty unless `status == failed`).
   std::string error;
+  /// Handler attempts made (more than one when it was retried).
+  uint32_t attempts = 0;
 };
 
 /// Deletes an event; used by containers that hold raw owning pointers.
