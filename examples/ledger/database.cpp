@@ -5,7 +5,6 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
-#include <caf/stateful_actor.hpp>
 
 namespace ledger {
 
@@ -14,37 +13,44 @@ namespace {
 // The database to itself: the round trip of request `id` is over.
 using reply_atom = caf::atom_constant<caf::atom("db_reply")>;
 
-struct database_state {
-  uint64_t next_id = 0;
-  // Requests whose timer is running, by id.
-  std::unordered_map<uint64_t, caf::response_promise> pending;
-  static inline const char* name = "ledger_database";
-};
+// A class-based actor: CAF 0.17's function-based spawn without arguments
+// dereferences an empty argument tuple (UBSan reports it inside CAF).
+class database : public caf::event_based_actor {
+public:
+  explicit database(caf::actor_config& cfg) : caf::event_based_actor(cfg) {}
 
-caf::behavior database(caf::stateful_actor<database_state>* self) {
-  return {
-    [=](apply_atom, int64_t latency_us) {
-      auto id = self->state.next_id++;
-      auto rp = self->make_response_promise();
-      self->state.pending.emplace(id, rp);
-      self->delayed_send(self, std::chrono::microseconds{latency_us},
-                         reply_atom::value, id, latency_us);
-      return rp;
-    },
-    [=](reply_atom, uint64_t id, int64_t latency_us) {
-      auto i = self->state.pending.find(id);
-      if (i == self->state.pending.end())
-        return;
-      i->second.deliver(latency_us);
-      self->state.pending.erase(i);
-    },
-  };
-}
+  const char* name() const override { return "ledger_database"; }
+
+  caf::behavior make_behavior() override {
+    return {
+      [this](apply_atom, int64_t latency_us) {
+        auto id = next_id_++;
+        auto rp = make_response_promise();
+        pending_.emplace(id, rp);
+        delayed_send(this, std::chrono::microseconds{latency_us},
+                     reply_atom::value, id, latency_us);
+        return rp;
+      },
+      [this](reply_atom, uint64_t id, int64_t latency_us) {
+        auto i = pending_.find(id);
+        if (i == pending_.end())
+          return;
+        i->second.deliver(latency_us);
+        pending_.erase(i);
+      },
+    };
+  }
+
+private:
+  uint64_t next_id_ = 0;
+  // Requests whose timer is running, by id.
+  std::unordered_map<uint64_t, caf::response_promise> pending_;
+};
 
 } // namespace
 
 caf::actor spawn_database(caf::actor_system& sys) {
-  return sys.spawn(database);
+  return sys.spawn<database>();
 }
 
 } // namespace ledger

@@ -243,7 +243,8 @@ void engine::consume_loop() {
     }
     if (delivered > 0)
       credit(delivered);
-    if (n == 0 && consumer_stop_.load(std::memory_order_acquire))
+    // `stop` enqueues its sentinel after the actors ended: nothing follows.
+    if (consumer_stop_.load(std::memory_order_acquire))
       return;
   }
 }

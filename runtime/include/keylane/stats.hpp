@@ -48,7 +48,8 @@ struct stats {
 struct unfinished_event {
   uint64_t seq;
   keylane::key key;
-  /// "queued" (never started), "completed" (ended but not delivered).
+  /// "queued" (never started), "running" (its handler had not finished),
+  /// "completed" (ended but not delivered).
   std::string stage;
 };
 

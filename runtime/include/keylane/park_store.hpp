@@ -1,0 +1,86 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "keylane/key.hpp"
+
+namespace keylane {
+
+/// One parked event, as the store keeps it: the payload is opaque bytes
+/// written by the event type's codec.
+struct parked_record {
+  /// Store-assigned, strictly increasing across the whole store; a key's
+  /// records are returned in this order, which is their submission order.
+  uint64_t id = 0;
+  /// The event's sequence number in the runtime that parked it.
+  uint64_t seq = 0;
+  /// The event's key.
+  keylane::key k;
+  /// The encoded payload.
+  std::string payload;
+  /// Why it was parked: the last failure, or "key parked" for events that
+  /// queued behind a parked event of their key.
+  std::string reason;
+  /// Handler attempts made before parking (0 for events parked behind).
+  uint32_t attempts = 0;
+  /// When it was parked.
+  std::chrono::system_clock::time_point parked_at;
+};
+
+/// A summary of one parked key.
+struct parked_key {
+  keylane::key k;
+  /// Parked events of the key.
+  uint64_t count = 0;
+  /// The reason of its first parked record.
+  std::string first_reason;
+  /// When its first record was parked.
+  std::chrono::system_clock::time_point parked_at;
+};
+
+/// Where parked events live until an operator replays or discards them.
+/// Implementations are thread-safe; each call is atomic (all or nothing)
+/// and, for durable stores, durable when it returns success.
+class park_store {
+public:
+  virtual ~park_store() = default;
+
+  /// Appends `records` (ids are assigned by the store, in the given order).
+  /// Returns the ids assigned.
+  virtual caf::expected<std::vector<uint64_t>>
+  append(std::vector<parked_record> records) = 0;
+
+  /// Every parked key with its summary, ordered by first parked time.
+  virtual caf::expected<std::vector<parked_key>> keys() = 0;
+
+  /// The parked records of `k`, in order.
+  virtual caf::expected<std::vector<parked_record>> records(const key& k) = 0;
+
+  /// True when `k` has parked records.
+  virtual caf::expected<bool> is_parked(const key& k) = 0;
+
+  /// Removes the records of `k` with id <= `up_to_id` (after a replay ran
+  /// them); returns how many were removed.
+  virtual caf::expected<uint64_t> remove_through(const key& k,
+                                                 uint64_t up_to_id) = 0;
+
+  /// Removes every record of `k`; returns how many were removed.
+  virtual caf::expected<uint64_t> discard(const key& k) = 0;
+};
+
+/// A store in memory: fast, lost with the process.
+[[nodiscard]] std::unique_ptr<park_store> make_memory_park_store();
+
+/// A durable store in an SQLite file at `path` (created if missing).
+/// Fails with `errc::unreadable_config` if the file cannot be opened or is
+/// not a keylane park store.
+[[nodiscard]] caf::expected<std::unique_ptr<park_store>>
+open_sqlite_park_store(const std::string& path);
+
+} // namespace keylane

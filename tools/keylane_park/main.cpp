@@ -1,0 +1,293 @@
+// keylane-park: the operator's view of a durable park store. Lists parked
+// keys, shows a key's records, exports records as JSON lines and discards a
+// key's records. Exit status: 0 done, 1 file missing / not a park store /
+// unreadable, 2 wrong usage.
+
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "format.hpp"
+#include "keylane/errc.hpp"
+#include "keylane/key.hpp"
+#include "keylane/park_store.hpp"
+
+namespace {
+
+using namespace keylane;
+using namespace keylane::park_tool;
+
+constexpr int exit_ok = 0;
+constexpr int exit_failed = 1;
+constexpr int exit_usage = 2;
+
+constexpr const char* help_text
+  = R"(usage: keylane-park COMMAND FILE [KEY] [--int-key]
+
+Inspects and cleans up the parked events of a keylane park store: the SQLite
+file a runtime writes with keylane::open_sqlite_park_store. Times are UTC.
+
+commands:
+  list FILE           one line per parked key, oldest first: key, kind,
+                      count, first parked at, first reason
+  show FILE KEY       the key's records in order: id, seq, attempts, parked
+                      at, payload size, first 32 payload bytes in hex, reason
+  export FILE [KEY]   JSON lines, one object per record (of every key, or of
+                      KEY): id, seq, key, key_kind ("string" or "integer"),
+                      reason, attempts, parked_at, payload_base64
+  discard FILE KEY    removes every parked record of KEY, prints how many
+
+options:
+  --int-key           KEY is an integer key (unsigned 64-bit, decimal);
+                      without it KEY is a string key: "7" and --int-key 7
+                      are different keys
+  --                  ends the options, for a KEY that starts with '-'
+  -h, --help          prints this help
+
+exit status: 0 done, 1 FILE is missing, not a park store or unreadable,
+2 wrong usage.
+)";
+
+/// The parsed command line.
+struct command_line {
+  std::string command;
+  std::string file;
+  std::optional<key> k;
+};
+
+/// A failure to report: message and exit status.
+struct failure {
+  int status;
+  std::string message;
+};
+
+failure usage(const std::string& what) {
+  return {exit_usage, what + "\n(see 'keylane-park --help')"};
+}
+
+std::string describe(const key& k) {
+  if (k.is_integer())
+    return "integer key " + k.to_string();
+  std::string quoted;
+  for (char c : printable(k.str())) // printable escapes `\`, not `"`
+    quoted += c == '"' ? std::string{"\\\""} : std::string(1, c);
+  return "string key \"" + quoted + "\"";
+}
+
+std::string cell(const key& k) {
+  return k.is_integer() || !k.str().empty() ? printable(k.to_string())
+                                            : "\"\"";
+}
+
+std::optional<failure> parse(int argc, char** argv, command_line& cl,
+                             bool& help) {
+  std::vector<std::string> args;
+  bool int_key = false;
+  bool options = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (options && (a == "-h" || a == "--help"))
+      help = true;
+    else if (options && a == "--int-key")
+      int_key = true;
+    else if (options && a == "--")
+      options = false;
+    else if (options && a.size() > 1 && a[0] == '-')
+      return usage("unknown option '" + a + "'");
+    else
+      args.push_back(std::move(a));
+  }
+  if (help)
+    return std::nullopt;
+  if (args.empty())
+    return usage("missing COMMAND (list, show, export or discard)");
+  cl.command = args[0];
+  size_t min_args = 2, max_args = 3;
+  if (cl.command == "list")
+    max_args = 2;
+  else if (cl.command == "show" || cl.command == "discard")
+    min_args = 3;
+  else if (cl.command != "export")
+    return usage("unknown command '" + cl.command
+                 + "' (list, show, export or discard)");
+  if (args.size() < min_args)
+    return usage("'" + cl.command + "' needs "
+                 + (min_args == 2 ? "FILE" : "FILE and KEY"));
+  if (args.size() > max_args)
+    return usage("'" + cl.command + "' takes "
+                 + (max_args == 2 ? "only FILE" : "FILE and KEY")
+                 + "; unexpected '" + args[max_args] + "'");
+  cl.file = args[1];
+  if (args.size() < 3) {
+    if (int_key)
+      return usage("--int-key needs a KEY");
+    return std::nullopt;
+  }
+  const auto& text = args[2];
+  if (!int_key) {
+    cl.k = key{text};
+    return std::nullopt;
+  }
+  uint64_t x = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+    return usage("--int-key: KEY '" + text
+                 + "' is not an unsigned 64-bit decimal integer");
+  cl.k = key{x};
+  return std::nullopt;
+}
+
+/// Opens FILE without creating it: a path that does not exist is an error.
+std::optional<failure> open(const std::string& file,
+                            std::unique_ptr<park_store>& out) {
+  std::error_code ec;
+  auto st = std::filesystem::status(file, ec);
+  if (st.type() == std::filesystem::file_type::not_found)
+    return failure{exit_failed, file + ": no such file (nothing was parked"
+                                       " there, or the path is wrong)"};
+  if (ec)
+    return failure{exit_failed, file + ": " + ec.message()};
+  if (std::filesystem::is_directory(st))
+    return failure{exit_failed, file + ": is a directory, not a park store"};
+  auto store = open_sqlite_park_store(file);
+  if (!store)
+    return failure{exit_failed, render(store.error())};
+  out = std::move(*store);
+  return std::nullopt;
+}
+
+failure store_failure(const caf::error& err) {
+  return {exit_failed, render(err)};
+}
+
+std::optional<failure> list(park_store& store, const std::string& file) {
+  auto keys = store.keys();
+  if (!keys)
+    return store_failure(keys.error());
+  if (keys->empty()) {
+    std::cout << "no parked events in " << file << '\n';
+    return std::nullopt;
+  }
+  text_table table{{"KEY", "KIND", "COUNT", "FIRST PARKED AT",
+                    "FIRST REASON"},
+                   {2}};
+  uint64_t total = 0;
+  for (const auto& pk : *keys) {
+    table.add({cell(pk.k), pk.k.is_integer() ? "integer" : "string",
+               std::to_string(pk.count), iso_utc(pk.parked_at, 3),
+               printable(pk.first_reason)});
+    total += pk.count;
+  }
+  table.print(std::cout);
+  std::cout << keys->size() << (keys->size() == 1 ? " key, " : " keys, ")
+            << total << (total == 1 ? " record" : " records") << '\n';
+  return std::nullopt;
+}
+
+std::optional<failure> show(park_store& store, const std::string& file,
+                            const key& k) {
+  auto records = store.records(k);
+  if (!records)
+    return store_failure(records.error());
+  if (records->empty()) {
+    std::cout << describe(k) << ": no parked records in " << file << '\n';
+    return std::nullopt;
+  }
+  std::cout << describe(k) << ": " << records->size()
+            << (records->size() == 1 ? " parked record\n"
+                                     : " parked records\n");
+  text_table table{{"ID", "SEQ", "ATTEMPTS", "PARKED AT", "SIZE",
+                    "PAYLOAD (HEX)", "REASON"},
+                   {0, 1, 2, 4}};
+  for (const auto& r : *records)
+    table.add({std::to_string(r.id), std::to_string(r.seq),
+               std::to_string(r.attempts), iso_utc(r.parked_at, 3),
+               std::to_string(r.payload.size()), hex_preview(r.payload, 32),
+               printable(r.reason)});
+  table.print(std::cout);
+  return std::nullopt;
+}
+
+std::string json_line(const parked_record& r) {
+  return "{\"id\":" + std::to_string(r.id) + ",\"seq\":"
+         + std::to_string(r.seq) + ",\"key\":" + json_string(r.k.to_string())
+         + ",\"key_kind\":" + (r.k.is_integer() ? "\"integer\"" : "\"string\"")
+         + ",\"reason\":" + json_string(r.reason) + ",\"attempts\":"
+         + std::to_string(r.attempts) + ",\"parked_at\":\""
+         + iso_utc(r.parked_at, 9) + "\",\"payload_base64\":\""
+         + base64(r.payload) + "\"}";
+}
+
+std::optional<failure> export_json(park_store& store,
+                                   const std::optional<key>& only) {
+  std::vector<key> keys;
+  if (only) {
+    keys.push_back(*only);
+  } else {
+    auto all = store.keys();
+    if (!all)
+      return store_failure(all.error());
+    for (auto& pk : *all)
+      keys.push_back(std::move(pk.k));
+  }
+  for (const auto& k : keys) {
+    auto records = store.records(k);
+    if (!records)
+      return store_failure(records.error());
+    for (const auto& r : *records)
+      std::cout << json_line(r) << '\n';
+  }
+  return std::nullopt;
+}
+
+std::optional<failure> discard(park_store& store, const std::string& file,
+                               const key& k) {
+  auto n = store.discard(k);
+  if (!n)
+    return store_failure(n.error());
+  std::cout << "discarded " << *n << (*n == 1 ? " record" : " records")
+            << " of " << describe(k) << " from " << file << '\n';
+  return std::nullopt;
+}
+
+std::optional<failure> run(int argc, char** argv) {
+  command_line cl;
+  bool help = false;
+  if (auto f = parse(argc, argv, cl, help))
+    return f;
+  if (help) {
+    std::cout << help_text;
+    return std::nullopt;
+  }
+  std::unique_ptr<park_store> store;
+  if (auto f = open(cl.file, store))
+    return f;
+  if (cl.command == "list")
+    return list(*store, cl.file);
+  if (cl.command == "show")
+    return show(*store, cl.file, *cl.k);
+  if (cl.command == "export")
+    return export_json(*store, cl.k);
+  return discard(*store, cl.file, *cl.k);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  auto f = run(argc, argv);
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "keylane-park: cannot write the output\n";
+    return exit_failed;
+  }
+  if (!f)
+    return exit_ok;
+  std::cerr << "keylane-park: " << f->message << '\n';
+  return f->status;
+}
