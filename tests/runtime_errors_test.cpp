@@ -271,6 +271,30 @@ TEST_CASE("an unknown handler name or a mistyped handler fails the start",
   CHECK(typed.error().code() == uint8_t(kl::errc::unknown_handler));
 }
 
+TEST_CASE("settings filled in code with a zero bound fail the start instead "
+          "of spinning",
+          "[runtime][config]") {
+  auto reg = scripted_registry();
+  std::vector<std::function<void(kl::settings&)>> breakers{
+    [](kl::settings& s) { s.max_active_keys = 0; },
+    [](kl::settings& s) { s.window = 0; },
+    [](kl::settings& s) { s.key_backlog = 0; },
+    [](kl::settings& s) { s.lane_batch = 0; },
+    [](kl::settings& s) { s.ingress_batch = 0; },
+    [](kl::settings& s) { s.max_attempts = 0; },
+    [](kl::settings& s) { s.max_throughput = 0; },
+    [](kl::settings& s) { s.backoff_multiplier = 0.5; },
+  };
+  for (size_t i = 0; i < breakers.size(); ++i) {
+    INFO("breaker " << i);
+    auto s = two_threads();
+    breakers[i](s);
+    auto r = int_rt::start(s, reg);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == uint8_t(kl::errc::invalid_config));
+  }
+}
+
 namespace {
 
 struct latency_handler : kl::handler<int, int> {

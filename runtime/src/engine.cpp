@@ -39,9 +39,15 @@ caf::expected<std::unique_ptr<engine>>
 engine::start(settings cfg, handler_factory make, output_fn out) {
   if (!make)
     return make_error(errc::unknown_handler, "no handler factory given");
-  if (cfg.max_active_keys == 0 || cfg.window == 0 || cfg.key_backlog == 0)
+  // The config file checks ranges; settings filled in code are checked here.
+  if (cfg.max_active_keys == 0 || cfg.window == 0 || cfg.key_backlog == 0
+      || cfg.lane_batch == 0 || cfg.ingress_batch == 0 || cfg.max_attempts == 0
+      || cfg.max_throughput == 0 || !(cfg.backoff_multiplier >= 1.0))
     return make_error(errc::invalid_config,
-                      "max_active_keys, window and key_backlog must be >= 1");
+                      "runtime.max_active_keys, window, key_backlog, "
+                      "lane_batch, ingress_batch, retry.max_attempts and "
+                      "scheduler.max_throughput must be >= 1, and "
+                      "retry.multiplier >= 1.0");
   // Build one handler up front: a handler that cannot be built, or that
   // leaves keys of its table unread, stops the start here.
   try {
