@@ -8,7 +8,7 @@
 #   make test-sanitize   same suite under AddressSanitizer + UBSan in build-asan/ (CI runs it second)
 #   make test-tsan       same suite under ThreadSanitizer in build-tsan/ (extra; Debian's CAF
 #                        is not instrumented, so expect reports from inside CAF)
-#   make bench           build and run the benchmarks, if there are any yet
+#   make bench           build and run the benchmark (docs/performance.md)
 #   make clean           remove every build directory
 
 SHELL := /bin/bash
@@ -80,11 +80,11 @@ test-tsan: deps
 	TSAN_OPTIONS='$(TSAN_OPTIONS)' \
 	  $(CTEST_RUN) --test-dir $(TSAN_DIR) $(if $(SANITIZE_EXCLUDE),-E '$(SANITIZE_EXCLUDE)')
 
-# Placeholder until the benchmark issue lands: runs the binary when it exists.
+# The full benchmark (about 15 minutes on 2 cores): table on stdout, JSON and
+# plots in results/. ARGS are passed on, e.g. ARGS=--quick.
 bench: configure
-	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
-	@if [ -x $(BENCH_BIN) ]; then $(BENCH_BIN); \
-	 else echo "make bench: no benchmark yet ($(BENCH_BIN) not built)"; fi
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS) --target keylane_bench
+	$(BENCH_BIN) $(ARGS)
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)

@@ -1,0 +1,167 @@
+#include "suite.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "driver.hpp"
+#include "workload.hpp"
+
+namespace keylane::bench {
+
+namespace {
+
+struct cell_samples {
+  std::vector<sample> tput, at_rate, at_half;
+};
+
+std::vector<double> collect(const std::vector<sample>& ss,
+                            double (*f)(const sample&)) {
+  std::vector<double> out;
+  for (auto& s : ss)
+    out.push_back(f(s));
+  return out;
+}
+
+void add_note(std::string& notes, const std::string& n) {
+  if (n.empty() || notes.find(n) != std::string::npos)
+    return;
+  notes += (notes.empty() ? "" : "; ") + n;
+}
+
+row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
+             const suite_options& opt, const cell_samples& c, double rate,
+             bool overloaded, double half_rate) {
+  row r;
+  r.way = spec.name;
+  r.workload = wl;
+  r.work_ns = work_ns;
+  r.scheduler = spec.scheduler;
+  r.allocator = opt.allocator;
+  r.ordered = spec.ordered;
+  r.runs = static_cast<int>(c.tput.size());
+  r.events = c.tput.empty() ? 0 : c.tput.front().events;
+  r.events_per_s = summarize(collect(c.tput, [](const sample& s) {
+    return s.seconds > 0 ? static_cast<double>(s.events) / s.seconds : 0.0;
+  }));
+  r.cpu_ns_per_event = summarize(collect(c.tput, [](const sample& s) {
+    return s.events ? s.cpu_s * 1e9 / static_cast<double>(s.events) : 0.0;
+  }));
+  r.rate = rate;
+  r.overloaded = overloaded;
+  r.half_rate = half_rate;
+  auto q = [](double quant) {
+    return [quant](const sample& s) { return s.latency.quantile(quant) / 1e3; };
+  };
+  auto lat = [&](const std::vector<sample>& ss, double quant) {
+    std::vector<double> xs;
+    for (auto& s : ss)
+      xs.push_back(q(quant)(s));
+    return summarize(xs);
+  };
+  r.p50_us = lat(c.at_rate, 0.5);
+  r.p99_us = lat(c.at_rate, 0.99);
+  r.p999_us = lat(c.at_rate, 0.999);
+  r.p50_half_us = lat(c.at_half, 0.5);
+  r.p99_half_us = lat(c.at_half, 0.99);
+  r.p999_half_us = lat(c.at_half, 0.999);
+  auto pacer_p99 = [](const sample& s) { return s.pacer_lag.quantile(0.99) / 1e3; };
+  r.pacer_p99_us = summarize(collect(c.at_rate, pacer_p99));
+  r.pacer_p99_half_us = summarize(collect(c.at_half, pacer_p99));
+  r.peak_rss_mb = summarize(collect(c.tput, [](const sample& s) { return s.peak_rss_mb; }));
+  r.base_rss_mb = summarize(collect(c.tput, [](const sample& s) { return s.base_rss_mb; }));
+  r.idle_rss_mb = summarize(collect(c.tput, [](const sample& s) { return s.idle_rss_mb; }));
+  r.lanes_per_event = summarize(collect(c.tput, [](const sample& s) {
+    return s.events ? static_cast<double>(s.lanes_spawned) / static_cast<double>(s.events) : 0.0;
+  }));
+  std::vector<double> loads;
+  for (auto* ss : {&c.tput, &c.at_rate, &c.at_half})
+    for (auto& s : *ss) {
+      r.violations += s.violations;
+      r.completed = r.completed && s.completed;
+      loads.push_back(s.other_load * 100);
+      add_note(r.notes, s.note);
+    }
+  r.other_load_pct = summarize(loads);
+  return r;
+}
+
+} // namespace
+
+uint64_t work_iters_for(uint64_t ns) {
+  static std::map<uint64_t, uint64_t> cache;
+  auto it = cache.find(ns);
+  if (it == cache.end())
+    it = cache.emplace(ns, calibrate_work(ns)).first;
+  return it->second;
+}
+
+std::vector<row> run_suite(const suite_options& opt,
+                           const std::function<void(const row&)>& on_row) {
+  std::vector<row> rows;
+  size_t lat_events = static_cast<size_t>(std::ceil(opt.rate * opt.latency_seconds));
+  size_t len = std::max(opt.events, lat_events);
+  for (auto& wl_name : opt.workloads) {
+    auto wl = make_workload(wl_name, len);
+    for (auto work_ns : opt.work_ns) {
+      run_params base;
+      base.work_iters = work_iters_for(work_ns);
+      std::vector<cell_samples> cells(opt.ways.size());
+      // A warm-up run per way (not reported) sizes its throughput runs.
+      std::vector<size_t> tput_events(opt.ways.size());
+      for (size_t i = 0; i < opt.ways.size(); ++i) {
+        auto p = base;
+        p.events = std::max<size_t>(100, std::min<size_t>(opt.events / 10, 10000));
+        auto s = run_once(opt.ways[i], wl, p);
+        double rate = s.seconds > 0 ? static_cast<double>(s.events) / s.seconds : 0;
+        auto want = static_cast<size_t>(rate * opt.target_seconds);
+        tput_events[i] = std::clamp(want, std::max<size_t>(1, opt.events / 10),
+                                    opt.events);
+      }
+      // Runs alternate between ways, so drift in the machine's other load
+      // hits every way alike.
+      for (int r = 0; r < opt.runs; ++r)
+        for (size_t i = 0; i < opt.ways.size(); ++i) {
+          auto p = base;
+          p.events = tput_events[i];
+          p.measure_idle = true;
+          p.idle_pause_ms = opt.idle_pause_ms;
+          cells[i].tput.push_back(run_once(opt.ways[i], wl, p));
+        }
+      std::vector<double> max_rate(opt.ways.size());
+      for (size_t i = 0; i < opt.ways.size(); ++i) {
+        std::vector<double> xs;
+        for (auto& s : cells[i].tput)
+          xs.push_back(s.seconds > 0 ? static_cast<double>(s.events) / s.seconds : 0);
+        max_rate[i] = summarize(xs).median;
+      }
+      // An overloaded open-loop run queues without bound: keep its length
+      // (and so its drain time) to what the way can do in the run time.
+      auto open_loop_events = [&](double rate, double max) {
+        double n = std::min(rate, std::max(max, 1.0)) * opt.latency_seconds;
+        return std::min(len, std::max<size_t>(1, static_cast<size_t>(n)));
+      };
+      for (int r = 0; r < opt.runs; ++r)
+        for (size_t i = 0; i < opt.ways.size(); ++i) {
+          auto p = base;
+          p.rate = opt.rate;
+          p.events = open_loop_events(opt.rate, max_rate[i]);
+          cells[i].at_rate.push_back(run_once(opt.ways[i], wl, p));
+          p.rate = std::max(1.0, max_rate[i] / 2);
+          p.events = open_loop_events(p.rate, max_rate[i]);
+          cells[i].at_half.push_back(run_once(opt.ways[i], wl, p));
+        }
+      for (size_t i = 0; i < opt.ways.size(); ++i) {
+        auto row = make_row(opt.ways[i], wl_name, work_ns, opt, cells[i],
+                            opt.rate, max_rate[i] < opt.rate,
+                            std::max(1.0, max_rate[i] / 2));
+        on_row(row);
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  return rows;
+}
+
+} // namespace keylane::bench

@@ -1,0 +1,79 @@
+#pragma once
+
+// The common interface of the ways compared: baselines and keylane.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "item.hpp"
+#include "output.hpp"
+
+namespace keylane::bench {
+
+/// One way of processing keyed events. The driver calls, in this order:
+/// `start`, `submit` for every event (from one producer thread), waits on
+/// the output until all were delivered, `settle`, then `stop`. A way
+/// object is used for one run only.
+class way {
+public:
+  virtual ~way() = default;
+
+  /// Starts threads or actors; every processed event goes to `out`, after
+  /// `work_iters` rounds of `do_work`. Returns an error text or "".
+  virtual std::string start(output& out, uint64_t work_iters) = 0;
+
+  /// Hands one event to the way (producer thread only). Returns false if
+  /// the way refused it (counts as an incomplete run).
+  virtual bool submit(const item& it) = 0;
+
+  /// After every event was delivered: waits up to `timeout` until the way
+  /// holds no per-key state it would drop when idle (keylane: all lanes
+  /// retired). False when it did not get there.
+  virtual bool settle(std::chrono::milliseconds) { return true; }
+
+  /// Lanes (per-key actors) started during the run; 0 for ways without.
+  [[nodiscard]] virtual uint64_t lanes_spawned() const { return 0; }
+
+  /// Ends threads and actors. Returns a note on anything odd, or "".
+  virtual std::string stop() = 0;
+};
+
+/// A way with its report name and variant.
+struct way_spec {
+  /// single_loop, shared_queue, hash_partitions, asio_strand, caf_naive,
+  /// keylane_none, keylane_per_key or keylane_global.
+  std::string name;
+  /// True when the way promises per-key order (violations fail the run).
+  bool ordered = true;
+  /// CAF scheduler of a keylane way ("sharing" or "stealing"), else "".
+  std::string scheduler;
+  /// Builds a fresh instance.
+  std::function<std::unique_ptr<way>()> make;
+};
+
+/// Names of all ways, in report order.
+[[nodiscard]] const std::vector<std::string>& way_names();
+
+/// The specs of `names` (in report order), with every scheduler in
+/// `schedulers` for the keylane ways.
+[[nodiscard]] std::vector<way_spec>
+make_way_specs(const std::vector<std::string>& names,
+               const std::vector<std::string>& schedulers);
+
+// One factory per way, each in its own file under ways/.
+std::unique_ptr<way> make_single_loop();
+std::unique_ptr<way> make_shared_queue();
+std::unique_ptr<way> make_hash_partitions();
+std::unique_ptr<way> make_asio_strand();
+std::unique_ptr<way> make_caf_naive();
+/// CAF's default scheduler and its worker count here (caf_naive runs
+/// with the defaults).
+[[nodiscard]] std::string caf_default_description();
+std::unique_ptr<way> make_keylane(const std::string& order,
+                                  const std::string& scheduler);
+
+} // namespace keylane::bench

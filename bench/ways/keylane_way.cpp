@@ -1,0 +1,118 @@
+// keylane itself: per-key lanes on CAF, with order = none, per_key or
+// global, on CAF's sharing or stealing scheduler. Output through the
+// callback (keylane's consumer thread).
+
+#include <thread>
+
+#include <keylane/runtime.hpp>
+
+#include "../way.hpp"
+
+namespace keylane::bench {
+
+namespace {
+
+using rt_type = keylane::runtime<item, uint64_t>;
+
+struct spin_handler final : keylane::handler<item, uint64_t> {
+  explicit spin_handler(uint64_t iters) : iters_(iters) {}
+  void on_event(item& it, keylane::completion<uint64_t> done) override {
+    done.ok(do_work(it, iters_));
+  }
+  uint64_t iters_;
+};
+
+order_mode parse_order(const std::string& s) {
+  if (s == "none")
+    return order_mode::none;
+  if (s == "per_key")
+    return order_mode::per_key;
+  return order_mode::global;
+}
+
+class keylane_way final : public way {
+public:
+  keylane_way(order_mode order, scheduler_policy sched)
+    : order_(order), sched_(sched) {}
+
+  std::string start(output& out, uint64_t work_iters) override {
+    settings s;
+    s.threads = 2;
+    s.max_active_keys = 4096;
+    s.window = 65536;
+    s.overflow = overflow_policy::block;
+    s.order = order_;
+    s.scheduler = sched_;
+    handler_factory make = [work_iters](const handler_params&) {
+      return std::make_unique<spin_handler>(work_iters);
+    };
+    auto rt = rt_type::start(std::move(s), std::move(make),
+                             [&out](rt_type::event_type& e) {
+                               if (e.status == outcome::ok && e.result)
+                                 out.deliver(e.payload, *e.result);
+                               else
+                                 out.note_failure();
+                             });
+    if (!rt)
+      return "keylane start failed: " + render(rt.error());
+    rt_ = std::move(*rt);
+    return {};
+  }
+
+  bool submit(const item& it) override {
+    auto res = rt_->submit(keylane::key{it.key}, item{it});
+    return res.ok();
+  }
+
+  bool settle(std::chrono::milliseconds timeout) override {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      auto st = rt_->stats();
+      if (st.active_lanes == 0 && st.waiting_keys == 0)
+        return true;
+      if (std::chrono::steady_clock::now() >= deadline)
+        return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+  uint64_t lanes_spawned() const override {
+    return rt_ ? rt_->stats().lanes_spawned : 0;
+  }
+
+  std::string stop() override {
+    auto st = rt_->stats();
+    auto rep = rt_->stop();
+    rt_.reset();
+    std::string note;
+    if (!rep.unfinished.empty())
+      note = "stop() reported " + std::to_string(rep.unfinished.size())
+             + " unfinished events";
+    if (st.rejected != 0)
+      note += (note.empty() ? "" : "; ") + std::to_string(st.rejected)
+              + " submits rejected";
+    if (st.lanes_spawned != st.lanes_retired + st.active_lanes)
+      note += (note.empty() ? "" : "; ") + std::string{"lanes spawned "}
+              + std::to_string(st.lanes_spawned) + " != retired "
+              + std::to_string(st.lanes_retired) + " + active "
+              + std::to_string(st.active_lanes);
+    return note;
+  }
+
+private:
+  order_mode order_;
+  scheduler_policy sched_;
+  std::unique_ptr<rt_type> rt_;
+};
+
+} // namespace
+
+std::unique_ptr<way> make_keylane(const std::string& order,
+                                  const std::string& scheduler) {
+  return std::make_unique<keylane_way>(parse_order(order),
+                                       scheduler == "stealing"
+                                         ? scheduler_policy::stealing
+                                         : scheduler_policy::sharing);
+}
+
+} // namespace keylane::bench
