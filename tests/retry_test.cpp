@@ -231,6 +231,16 @@ TEST_CASE("a key that backs off delays no other key", "[retry][isolation]") {
   auto rt = start(s, j);
   // A fails until released; everything else must flow past it meanwhile.
   REQUIRE(rt->submit("A", job{0, job::until_released, 1}));
+  // Wait (bounded) until A has failed once, so it is surely retrying while
+  // the other keys' events go through.
+  auto deadline = steady_clock::now() + seconds(30);
+  auto a_started = [&j] {
+    std::lock_guard<std::mutex> guard{j.mtx};
+    return j.starts.count(1) > 0;
+  };
+  while (!a_started() && steady_clock::now() < deadline)
+    std::this_thread::yield();
+  REQUIRE(a_started());
   for (uint64_t i = 0; i < 20; ++i)
     REQUIRE(rt->submit("B" + std::to_string(i % 4), job{0, job::fail, 100 + i}));
   for (int i = 0; i < 20; ++i)
