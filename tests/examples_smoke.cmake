@@ -7,16 +7,8 @@
 # it is the check itself: -DPASS=<regex> -P examples_smoke.cmake -- <exe> <args...>
 
 if(CMAKE_SCRIPT_MODE_FILE)
-  set(cmd "")
-  set(seen_dashes FALSE)
-  math(EXPR last "${CMAKE_ARGC} - 1")
-  foreach(i RANGE ${last})
-    if(seen_dashes)
-      list(APPEND cmd "${CMAKE_ARGV${i}}")
-    elseif(CMAKE_ARGV${i} STREQUAL "--")
-      set(seen_dashes TRUE)
-    endif()
-  endforeach()
+  include("${CMAKE_CURRENT_LIST_DIR}/script_args.cmake")
+  keylane_command_after_dashes(cmd)
   if(NOT cmd)
     message(FATAL_ERROR "usage: cmake -DPASS=<regex> -P examples_smoke.cmake -- <exe> [args...]")
   endif()

@@ -31,8 +31,6 @@ engine::engine(settings cfg, output_fn out)
     output_token_(std::make_unique<producer_token>(output_)) {
   for (auto& t : ingress_tokens_)
     t = std::make_unique<producer_token>(ingress_);
-  if (cfg_.window != unbounded)
-    low_water_ = cfg_.window - 1;
 }
 
 caf::expected<std::unique_ptr<engine>>
@@ -211,7 +209,7 @@ void engine::credit(size_t n) {
   // Wake blocked producers only when there is room, and drain at zero.
   // (Credits arrive in batches from the consumer, so this is not a wake-up
   // per event.)
-  if (left > low_water_ && left != 0)
+  if (left >= cfg_.window && left != 0)
     return;
   { std::lock_guard<std::mutex> guard{wait_mtx_}; } // orders after the check
   wait_cv_.notify_all();

@@ -175,10 +175,6 @@ private:
   std::mutex wait_mtx_;
   std::condition_variable wait_cv_;
   std::atomic<int> waiters_{0};
-  // Blocked producers wake when no more than this many are in flight
-  // (window - 1: as soon as there is room).
-  uint64_t low_water_ = std::numeric_limits<uint64_t>::max();
-
   std::mutex abandoned_mtx_;
   std::vector<unfinished_event> abandoned_;
 

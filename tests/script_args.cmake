@@ -1,0 +1,15 @@
+# For tests run as `cmake -D... -P <script> -- <exe> [args...]`: sets `out_var`
+# to the command after the `--`.
+function(keylane_command_after_dashes out_var)
+  set(cmd "")
+  set(seen_dashes FALSE)
+  math(EXPR last "${CMAKE_ARGC} - 1")
+  foreach(i RANGE ${last})
+    if(seen_dashes)
+      list(APPEND cmd "${CMAKE_ARGV${i}}")
+    elseif(CMAKE_ARGV${i} STREQUAL "--")
+      set(seen_dashes TRUE)
+    endif()
+  endforeach()
+  set(${out_var} "${cmd}" PARENT_SCOPE)
+endfunction()
