@@ -76,6 +76,8 @@ void require_equal(const settings& a, const settings& b) {
   CHECK(a.max_backoff_ms == b.max_backoff_ms);
   CHECK(a.jitter == b.jitter);
   CHECK(a.attempt_timeout_ms == b.attempt_timeout_ms);
+  CHECK(a.park == b.park);
+  CHECK(a.park_path == b.park_path);
   CHECK(a.log == b.log);
   CHECK(a.handler == b.handler);
   CHECK(a.params.values() == b.params.values());
@@ -183,6 +185,24 @@ attempt_timeout_ms = 250
   });
 }
 
+TEST_CASE("park keys are read, and sqlite without a path is named",
+          "[config][park]") {
+  CHECK(parsed("").park == park_mode::memory);
+  auto s = parsed("[park]\nstore = \"sqlite\"\npath = \"/tmp/p.db\"\n");
+  CHECK(s.park == park_mode::sqlite);
+  CHECK(s.park_path == "/tmp/p.db");
+  CHECK(parsed("park.store = \"none\"").park == park_mode::none);
+  check_all({
+    {"[park]\nstore = \"sqlite\"\n",
+     "t.toml:2: park.store = \"sqlite\": needs park.path, the SQLite file to "
+     "park events in"},
+    {"[park]\nstore = \"disk\"\n",
+     "t.toml:2: park.store = \"disk\": must be one of \"memory\", "
+     "\"sqlite\", \"none\""},
+    {"[park]\npath = 3\n", "t.toml:2: park.path = 3: must be a string"},
+  });
+}
+
 TEST_CASE("window and key_backlog accept \"unbounded\"", "[config]") {
   auto s = parsed("runtime.window = \"unbounded\"\n"
                   "runtime.key_backlog = \"unbounded\"\n");
@@ -274,12 +294,12 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
     {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
      "t.toml:3: unknown key log.file (known keys: level)"},
     {"[runtime]\n\n[sink]\nwindow = 4\n",
-     "t.toml:3: unknown key sink (known keys: runtime, scheduler, retry, log, "
+     "t.toml:3: unknown key sink (known keys: runtime, scheduler, retry, park, log, "
      "handler)"},
     {"[log]\n\"le vel\" = 1\n",
      "t.toml:2: unknown key log.\"le vel\" (known keys: level)"},
     {"verbose = true\n",
-     "t.toml:1: unknown key verbose (known keys: runtime, scheduler, retry, log, "
+     "t.toml:1: unknown key verbose (known keys: runtime, scheduler, retry, park, log, "
      "handler)"},
   });
 }
@@ -405,6 +425,8 @@ TEST_CASE("to_toml renders settings that parse back to equal values",
     s.max_backoff_ms = 86400000;
     s.jitter = jitter_mode::full;
     s.attempt_timeout_ms = 1;
+    s.park = park_mode::sqlite;
+    s.park_path = "/var/lib/keylane/\"parked\".db";
     s.log = log_level::error;
     s.handler = "my ledger";
     s.params.set("int", int64_t{-9223372036854775807 - 1});

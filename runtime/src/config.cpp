@@ -169,4 +169,13 @@ const char* to_string(jitter_mode x) noexcept {
   return "unknown";
 }
 
+const char* to_string(park_mode x) noexcept {
+  switch (x) {
+    case park_mode::memory: return "memory";
+    case park_mode::sqlite: return "sqlite";
+    case park_mode::none: return "none";
+  }
+  return "unknown";
+}
+
 } // namespace keylane

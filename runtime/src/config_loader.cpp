@@ -177,6 +177,8 @@ constexpr overflow_policy all_overflows[] = {overflow_policy::block,
 constexpr scheduler_policy all_policies[] = {scheduler_policy::sharing,
                                              scheduler_policy::stealing};
 constexpr jitter_mode all_jitters[] = {jitter_mode::none, jitter_mode::full};
+constexpr park_mode all_park_modes[] = {park_mode::memory, park_mode::sqlite,
+                                        park_mode::none};
 constexpr log_level all_levels[] = {log_level::error, log_level::warning,
                                     log_level::info, log_level::debug};
 
@@ -238,6 +240,17 @@ field real(const char* name, double settings::*member, double min,
           [member](const settings& s) { return detail::toml_double(s.*member); }};
 }
 
+field text(const char* name, std::string settings::*member) {
+  return {name,
+          [member](checker& c, const entry& e, settings& s) {
+            if (auto str = e.value.as_string())
+              s.*member = str->get();
+            else
+              c.invalid(e, "must be a string");
+          },
+          [member](const settings& s) { return toml_quoted(s.*member); }};
+}
+
 /// A table of the file with all its keys.
 struct section {
   const char* name;
@@ -269,6 +282,9 @@ const std::vector<section>& schema() {
       choice("jitter", &settings::jitter, all_jitters),
       count("attempt_timeout_ms", &settings::attempt_timeout_ms,
             {0, 86400000, false})}},
+    {"park",
+     {choice("store", &settings::park, all_park_modes),
+      text("path", &settings::park_path)}},
     {"log", {choice("level", &settings::log, all_levels)}},
   };
   return sections;
@@ -348,6 +364,21 @@ void read_handler(checker& c, const entry& e, settings& s) {
   }
 }
 
+// Rules that tie keys together, reported at the key that must change.
+void check_combinations(checker& c, const toml::table& root,
+                        const settings& s) {
+  if (s.park != park_mode::sqlite || !s.park_path.empty())
+    return;
+  auto park = root.find("park");
+  if (park == root.end() || !park->second.is_table())
+    return;
+  auto& tbl = *park->second.as_table();
+  auto store = tbl.find("store");
+  if (store != tbl.end())
+    c.invalid(entry{store->first, store->second, "park.store"},
+              "needs park.path, the SQLite file to park events in");
+}
+
 void read_document(checker& c, const toml::table& root, settings& s) {
   for (const auto& [key, value] : root) {
     entry e{key, value, toml_key(key.str())};
@@ -360,7 +391,7 @@ void read_document(checker& c, const toml::table& root, settings& s) {
     else if (key == "handler")
       read_handler(c, e, s);
     else
-      c.unknown(e, "known keys: runtime, scheduler, retry, log, handler");
+      c.unknown(e, "known keys: runtime, scheduler, retry, park, log, handler");
   }
 }
 
@@ -420,6 +451,8 @@ caf::expected<settings> parse(std::string_view text,
   settings s;
   checker c{origin};
   read_document(c, root, s);
+  if (c.ok())
+    check_combinations(c, root, s);
   if (!c.ok())
     return make_error(errc::invalid_config, c.report());
   s.origin = origin;

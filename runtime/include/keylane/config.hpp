@@ -48,6 +48,18 @@ enum class jitter_mode {
   full,
 };
 
+/// Where a key's events go when one of them fails for good.
+enum class park_mode {
+  /// Parked in memory: kept in order until replayed or discarded, lost with
+  /// the process.
+  memory,
+  /// Parked in an SQLite file (`park.path`): survives a restart.
+  sqlite,
+  /// Not parked: the event ends as a failed tombstone and the key's later
+  /// events go ahead. An explicit opt-out of per-key order across failures.
+  none,
+};
+
 /// Severity threshold of the runtime's log.
 enum class log_level { error, warning, info, debug };
 
@@ -165,6 +177,14 @@ struct settings {
   /// late completion is ignored); 0 for no limit.
   size_t attempt_timeout_ms = 0;
 
+  // -- [park] ---------------------------------------------------------------
+
+  /// Where events go when retries run out or a failure is permanent.
+  park_mode park = park_mode::memory;
+
+  /// The SQLite file of `park = sqlite` (created if missing).
+  std::string park_path;
+
   // -- [log] ----------------------------------------------------------------
 
   /// Log threshold.
@@ -188,5 +208,6 @@ struct settings {
 [[nodiscard]] const char* to_string(scheduler_policy x) noexcept;
 [[nodiscard]] const char* to_string(log_level x) noexcept;
 [[nodiscard]] const char* to_string(jitter_mode x) noexcept;
+[[nodiscard]] const char* to_string(park_mode x) noexcept;
 
 } // namespace keylane
