@@ -503,3 +503,353 @@ TEST_CASE("reject records a problem and counts as reading the key",
           "ledger.toml:3: handler.ledger.pool = -2: must be >= 1",
           "handler.ledger.dsn: is required"});
 }
+
+// -- command-line overrides ---------------------------------------------------
+
+namespace {
+
+/// Applies `assignments` to `s`; returns the rendered error or "no error".
+std::string override_error(settings& s,
+                           const std::vector<std::string>& assignments) {
+  auto err = apply_overrides(s, assignments);
+  return err ? render(err) : std::string{"no error"};
+}
+
+/// A bad override list and the complete message it must produce.
+struct bad_override {
+  std::vector<std::string> assignments;
+  std::string message;
+};
+
+/// Checks each case against `base`, and that a failed case changed nothing.
+void check_overrides(const settings& base,
+                     const std::vector<bad_override>& cases) {
+  for (const auto& c : cases) {
+    INFO("--set " << (c.assignments.empty() ? "" : c.assignments.front()));
+    auto s = base;
+    auto err = apply_overrides(s, c.assignments);
+    REQUIRE(err);
+    CHECK(err.code() == static_cast<uint8_t>(errc::invalid_config));
+    CHECK(render(err) == "invalid_config: " + c.message);
+    require_equal(s, base);
+    CHECK(s.origin == base.origin);
+  }
+}
+
+/// "(write section.key=value, ...)", the advice of a malformed override.
+const std::string how_to_set
+  = " (write section.key=value, for example runtime.window=4096; known keys: "
+    "runtime, scheduler, retry, park, log, handler)";
+
+} // namespace
+
+TEST_CASE("an override sets a count, unbounded, an enum, a real or a string",
+          "[config][override]") {
+  settings s;
+  REQUIRE(!apply_override(s, "runtime.window=4096"));
+  CHECK(s.window == 4096);
+  REQUIRE(!apply_override(s, "runtime.key_backlog=\"unbounded\""));
+  CHECK(s.key_backlog == unbounded);
+  REQUIRE(!apply_override(s, "runtime.window=unbounded"));
+  CHECK(s.window == unbounded);
+  REQUIRE(!apply_override(s, "runtime.order=per_key"));
+  CHECK(s.order == order_mode::per_key);
+  REQUIRE(!apply_override(s, "runtime.order=\"none\""));
+  CHECK(s.order == order_mode::none);
+  REQUIRE(!apply_override(s, "scheduler.policy='stealing'"));
+  CHECK(s.scheduler == scheduler_policy::stealing);
+  REQUIRE(!apply_override(s, "retry.multiplier=1.5"));
+  CHECK(s.backoff_multiplier == 1.5);
+  REQUIRE(!apply_override(s, "retry.multiplier=3"));
+  CHECK(s.backoff_multiplier == 3.0);
+  REQUIRE(!apply_override(s, "park.path=/tmp/x.db"));
+  CHECK(s.park_path == "/tmp/x.db");
+  REQUIRE(!apply_override(s, "park.path=\"2024\"")); // quoted: not a number
+  CHECK(s.park_path == "2024");
+  REQUIRE(!apply_override(s, " log.level = debug "));
+  CHECK(s.log == log_level::debug);
+  REQUIRE(!apply_override(s, "scheduler.threads=0"));
+  CHECK(s.threads == 0);
+}
+
+TEST_CASE("overrides record themselves in origin, once", "[config][override]") {
+  auto s = parsed("runtime.window = 8\n");
+  REQUIRE(!apply_overrides(s, {}));
+  CHECK(s.origin == "t.toml");
+  REQUIRE(!apply_override(s, "runtime.window=9"));
+  CHECK(s.origin == "t.toml + --set");
+  REQUIRE(!apply_overrides(s, {"runtime.window=10", "log.level=info"}));
+  CHECK(s.origin == "t.toml + --set");
+  settings d;
+  REQUIRE(!apply_override(d, "runtime.window=9"));
+  CHECK(d.origin == "<defaults> + --set");
+  CHECK_THAT(to_toml(d), Catch::StartsWith(
+                           "# keylane settings from \"<defaults> + --set\"\n"));
+}
+
+TEST_CASE("an override sets the handler name and the named handler's params",
+          "[config][override][handler_params]") {
+  auto s = parsed("[handler]\nname = \"ledger\"\n\n[handler.ledger]\n"
+                  "db_min_ms = 1\n");
+  REQUIRE(!apply_overrides(s, {"handler.ledger.db_timeout_ms=100",
+                               "handler.ledger.db_min_ms=2",
+                               "handler.ledger.ratio=0.5",
+                               "handler.ledger.audit=true",
+                               "handler.ledger.table=accounts"}));
+  std::map<std::string, param_value> want{{"db_min_ms", int64_t{2}},
+                                          {"db_timeout_ms", int64_t{100}},
+                                          {"ratio", 0.5},
+                                          {"audit", true},
+                                          {"table", std::string{"accounts"}}};
+  CHECK(s.params.values() == want);
+  SECTION("a param the handler does not read is named by its override") {
+    for (auto& key : {"db_min_ms", "db_timeout_ms", "ratio", "audit"})
+      (void) s.params.get_string(key, ""); // only "table" reads well
+    auto problems = s.params.problems("ledger");
+    REQUIRE(problems.size() == 5);
+    CHECK(problems[0]
+          == "--set handler.ledger.db_min_ms=2: handler.ledger.db_min_ms = 2: "
+             "must be a string, not an integer");
+    CHECK(problems[4]
+          == "--set handler.ledger.table=accounts: unknown key "
+             "handler.ledger.table (handler \"ledger\" does not read it; "
+             "check the spelling or remove it)");
+  }
+  SECTION("naming the same handler keeps its params") {
+    REQUIRE(!apply_override(s, "handler.name=ledger"));
+    CHECK(s.params.values() == want);
+  }
+  SECTION("naming another handler drops the previous handler's params") {
+    REQUIRE(!apply_overrides(s, {"handler.name=fast_ledger",
+                                 "handler.fast_ledger.batch=8"}));
+    CHECK(s.handler == "fast_ledger");
+    CHECK(s.params.values()
+          == std::map<std::string, param_value>{{"batch", int64_t{8}}});
+  }
+  SECTION("a handler can be named and configured from defaults") {
+    settings d;
+    REQUIRE(!apply_overrides(d, {"handler.name=ledger",
+                                 "handler.ledger.db_min_ms=3"}));
+    CHECK(d.handler == "ledger");
+    CHECK(d.params.values()
+          == std::map<std::string, param_value>{{"db_min_ms", int64_t{3}}});
+  }
+}
+
+TEST_CASE("a bad override value names the override and what is allowed",
+          "[config][override][errors]") {
+  check_overrides(settings{}, {
+    {{"runtime.window=-4"},
+     R"(--set runtime.window=-4: must be >= 1 (or "unbounded"))"},
+    {{"runtime.window=lots"},
+     R"(--set runtime.window=lots: must be an integer >= 1 (or "unbounded"))"},
+    {{"runtime.max_active_keys=unbounded"},
+     "--set runtime.max_active_keys=unbounded: must be an integer >= 1"},
+    {{"runtime.lane_batch=64.0"},
+     "--set runtime.lane_batch=64.0: must be an integer between 1 and "
+     "1000000"},
+    {{"runtime.order=globl"},
+     R"(--set runtime.order=globl: must be one of "global", "per_key", "none")"},
+    {{"runtime.order="},
+     R"(--set runtime.order=: must be one of "global", "per_key", "none")"},
+    {{"retry.multiplier=0.5"},
+     "--set retry.multiplier=0.5: must be a number between 1.0 and 1000.0"},
+    {{"park.path=2024"}, "--set park.path=2024: must be a string"},
+    {{"handler.name="},
+     "--set handler.name=: must be a non-empty string naming a registered "
+     "handler"},
+    // An inline table reaches inner keys, which are then named in full.
+    {{"runtime={window=0, order=\"none\"}"},
+     R"(--set runtime={window=0, order="none"}: runtime.window = 0: must be >= 1 (or "unbounded"))"},
+  });
+}
+
+TEST_CASE("an unknown, empty or malformed override key lists the known keys",
+          "[config][override][errors]") {
+  check_overrides(settings{}, {
+    {{"runtime.windw=5"},
+     "--set runtime.windw=5: unknown key runtime.windw (known keys: "
+     "max_active_keys, window, order, key_backlog, overflow, lane_batch, "
+     "ingress_batch)"},
+    {{"sink.window=4"},
+     "--set sink.window=4: unknown key sink (known keys: runtime, scheduler, "
+     "retry, park, log, handler)"},
+    {{"runtime=5"},
+     "--set runtime=5: runtime is a table; name one of its keys (known keys: "
+     "max_active_keys, window, order, key_backlog, overflow, lane_batch, "
+     "ingress_batch)"},
+    {{"handler=ledger"},
+     "--set handler=ledger: handler is a table; name one of its keys (known "
+     "keys: name, and the table [handler.<name>])"},
+    {{"handler.nmae=x"},
+     "--set handler.nmae=x: unknown key handler.nmae (known keys: name, and "
+     "the table [handler.<name>])"},
+    {{"runtime.window"}, "--set runtime.window: missing \"=\"" + how_to_set},
+    {{""}, "--set : missing \"=\"" + how_to_set},
+    {{"=5"}, "--set =5: missing the key before \"=\"" + how_to_set},
+    {{" =5"}, "--set  =5: missing the key before \"=\"" + how_to_set},
+    {{"run time.window=5"},
+     "--set run time.window=5: \"run time.window\" is not a key" + how_to_set},
+    {{"runtime.window#=5"},
+     "--set runtime.window#=5: \"runtime.window#\" is not a key" + how_to_set},
+  });
+}
+
+TEST_CASE("a handler param override follows the file's handler rules",
+          "[config][override][errors]") {
+  check_overrides(settings{}, {
+    {{"handler.ledger.x=1"},
+     "--set handler.ledger.x=1: unknown key handler.ledger (set handler.name "
+     "= \"ledger\" to configure this handler, or remove the table)"},
+  });
+  auto s = parsed("handler.name = \"ledger\"\n");
+  check_overrides(s, {
+    {{"handler.ledgr.x=1"},
+     "--set handler.ledgr.x=1: unknown key handler.ledgr (only "
+     "[handler.ledger], the table of handler.name, is allowed)"},
+    {{"handler.ledger=3"},
+     "--set handler.ledger=3: must be a table ([handler.ledger]) of the "
+     "handler's keys"},
+    {{"handler.ledger.ids=[1, 2]"},
+     "--set handler.ledger.ids=[1, 2]: must be a bool, integer, float or "
+     "string"},
+  });
+}
+
+TEST_CASE("park.store = sqlite needs park.path after overrides as well",
+          "[config][override][park]") {
+  check_overrides(settings{}, {
+    {{"park.store=sqlite"},
+     "--set park.store=sqlite: needs park.path, the SQLite file to park "
+     "events in"},
+    {{"park={store=\"sqlite\"}"},
+     "--set park={store=\"sqlite\"}: needs park.path, the SQLite file to "
+     "park events in"},
+  });
+  for (auto order : {std::vector<std::string>{"park.store=sqlite",
+                                              "park.path=/tmp/p.db"},
+                     std::vector<std::string>{"park.path=/tmp/p.db",
+                                              "park.store=sqlite"}}) {
+    settings s;
+    REQUIRE(!apply_overrides(s, order));
+    CHECK(s.park == park_mode::sqlite);
+    CHECK(s.park_path == "/tmp/p.db");
+  }
+  auto file = parsed("[park]\nstore = \"sqlite\"\npath = \"/tmp/p.db\"\n");
+  check_overrides(file, {
+    {{"runtime.window=5", "park.path=", "log.level=info"},
+     "--set park.path=: needs park.path, the SQLite file to park events in"},
+  });
+  // Settings filled in code that break the rule already are named as such.
+  settings code;
+  code.park = park_mode::sqlite;
+  check_overrides(code, {
+    {{"runtime.window=5"},
+     "<defaults>: park.store: needs park.path, the SQLite file to park events "
+     "in"},
+  });
+}
+
+TEST_CASE("several overrides apply in order, or none with every problem named",
+          "[config][override]") {
+  settings s;
+  REQUIRE(!apply_overrides(s, {"runtime.window=8", "runtime.window=16"}));
+  CHECK(s.window == 16);
+  check_overrides(s, {
+    {{"runtime.window=32", "runtime.window=0", "runtime.order=ok",
+      "log.level=debug", "nonsense"},
+     "--set runtime.window=0: must be >= 1 (or \"unbounded\")\n"
+     "--set runtime.order=ok: must be one of \"global\", \"per_key\", "
+     "\"none\"\n"
+     "--set nonsense: missing \"=\"" + how_to_set},
+  });
+  CHECK(s.window == 16);
+  CHECK(s.log == log_level::warning);
+}
+
+TEST_CASE("an override value cannot smuggle in a second key",
+          "[config][override][errors]") {
+  settings s;
+  // Several lines are no TOML value, so they are one (bad) string.
+  auto err = apply_override(s, "runtime.window=1\nruntime.order=\"none\"");
+  REQUIRE(err);
+  CHECK_THAT(render(err),
+             Catch::EndsWith(": must be an integer >= 1 (or \"unbounded\")"));
+  CHECK(s.order == order_mode::global);
+  REQUIRE(!apply_override(s, "park.path=/a\nb"));
+  CHECK(s.park_path == "/a\nb");
+  REQUIRE(!apply_override(s, "runtime.window=64 # a comment"));
+  CHECK(s.window == 64);
+  CHECK(override_error(s, {"runtime.window=1, log.level=\"debug\""})
+        == "invalid_config: --set runtime.window=1, log.level=\"debug\": "
+           "must be an integer >= 1 (or \"unbounded\")");
+}
+
+TEST_CASE("overrides yield the settings of a file with the same values",
+          "[config][override]") {
+  const std::string base = R"([runtime]
+window = 8
+order = "global"
+
+[park]
+store = "memory"
+
+[handler]
+name = "ledger"
+
+[handler.ledger]
+db_min_ms = 1
+)";
+  auto s = parsed(base);
+  REQUIRE(!apply_overrides(s, {
+    "runtime.max_active_keys=3", "runtime.window=unbounded",
+    "runtime.order=per_key", "runtime.key_backlog=100",
+    "runtime.overflow=reject", "runtime.lane_batch=2",
+    "runtime.ingress_batch=3", "scheduler.policy=stealing",
+    "scheduler.threads=4", "scheduler.max_throughput=5",
+    "retry.max_attempts=6", "retry.initial_backoff_ms=7",
+    "retry.multiplier=1.25", "retry.max_backoff_ms=800", "retry.jitter=full",
+    "retry.attempt_timeout_ms=9", "park.store=sqlite",
+    "park.path=/var/lib/keylane/park.db", "log.level=error",
+    "handler.ledger.db_min_ms=2", "handler.ledger.audit=true"}));
+  auto want = parsed(R"([runtime]
+max_active_keys = 3
+window = "unbounded"
+order = "per_key"
+key_backlog = 100
+overflow = "reject"
+lane_batch = 2
+ingress_batch = 3
+
+[scheduler]
+policy = "stealing"
+threads = 4
+max_throughput = 5
+
+[retry]
+max_attempts = 6
+initial_backoff_ms = 7
+multiplier = 1.25
+max_backoff_ms = 800
+jitter = "full"
+attempt_timeout_ms = 9
+
+[park]
+store = "sqlite"
+path = "/var/lib/keylane/park.db"
+
+[log]
+level = "error"
+
+[handler]
+name = "ledger"
+
+[handler.ledger]
+db_min_ms = 2
+audit = true
+)");
+  require_equal(s, want);
+  CHECK(s.origin == "t.toml + --set");
+  // And to_toml writes what a file would hold.
+  require_equal(parsed(to_toml(s)), want);
+}

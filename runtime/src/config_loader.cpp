@@ -65,16 +65,34 @@ struct entry {
 /// Collects every problem of one document, then renders them in file order.
 class checker {
 public:
+  /// Checks a file; problems read "origin:line: path = value: why".
   explicit checker(std::string origin) : origin_(std::move(origin)) {
+  }
+
+  /// Checks the one-key document of the override `assignment` of `path`;
+  /// problems at that key read "--set assignment: why", since the
+  /// assignment shows key and value already.
+  checker(std::string_view assignment, std::string path)
+    : origin_("--set " + std::string{assignment}),
+      override_path_(std::move(path)),
+      is_override_(true) {
   }
 
   const std::string& origin() const noexcept {
     return origin_;
   }
 
+  /// Where `key` was written, kept with handler params for later messages.
+  source_location where(const toml::key& key) const {
+    return {origin_, is_override_ ? 0 : key.source().begin.line};
+  }
+
   /// Reports "path = value: why".
   void invalid(const entry& e, const std::string& why) {
-    add(e, e.path + " = " + describe(e.value) + ": " + why);
+    if (is_override_ && e.path == override_path_)
+      add(e, why);
+    else
+      add(e, e.path + " = " + describe(e.value) + ": " + why);
   }
 
   /// Reports "unknown key path (hint)".
@@ -115,10 +133,14 @@ private:
 
   void add(const entry& e, std::string text) {
     const auto& at = e.key.source().begin;
-    problems_.push_back(problem{at.line, at.column, std::move(text)});
+    // An override is one line of our making: its position means nothing.
+    problems_.push_back(
+      problem{is_override_ ? 0 : at.line, at.column, std::move(text)});
   }
 
   std::string origin_;
+  std::string override_path_;
+  bool is_override_ = false;
   std::vector<problem> problems_;
 };
 
@@ -290,6 +312,26 @@ const std::vector<section>& schema() {
   return sections;
 }
 
+/// "known keys: runtime, scheduler, ..., handler", the top-level tables.
+std::string known_sections() {
+  std::string out = "known keys: ";
+  for (const auto& sec : schema())
+    out += std::string{sec.name} + ", ";
+  return out + "handler";
+}
+
+/// "known keys: a, b, c" of the table `name` (a section or "handler").
+std::string known_keys(std::string_view name) {
+  if (name == "handler")
+    return "known keys: name, and the table [handler.<name>]";
+  std::string out;
+  for (const auto& sec : schema())
+    if (name == sec.name)
+      for (const auto& f : sec.fields)
+        out += (out.empty() ? "" : ", ") + std::string{f.name};
+  return "known keys: " + out;
+}
+
 void read_section(checker& c, const entry& e, const section& sec,
                   settings& s) {
   auto tbl = e.value.as_table();
@@ -305,10 +347,7 @@ void read_section(checker& c, const entry& e, const section& sec,
       i->read(c, sub, s);
       continue;
     }
-    std::string known;
-    for (const auto& f : sec.fields)
-      known += (known.empty() ? "" : ", ") + std::string{f.name};
-    c.unknown(sub, "known keys: " + known);
+    c.unknown(sub, known_keys(sec.name));
   }
 }
 
@@ -323,8 +362,7 @@ void read_params(checker& c, const entry& e, settings& s) {
   for (const auto& [key, value] : *tbl) {
     entry sub{key, value, e.path + '.' + toml_key(key.str())};
     if (auto x = to_param(value))
-      s.params.set(std::string{key.str()}, std::move(*x),
-                   source_location{c.origin(), key.source().begin.line});
+      s.params.set(std::string{key.str()}, std::move(*x), c.where(key));
     else
       c.invalid(sub, "must be a bool, integer, float or string");
   }
@@ -341,9 +379,13 @@ void read_handler(checker& c, const entry& e, settings& s) {
   if (name != tbl->end()) {
     entry sub{name->first, name->second, "handler.name"};
     auto str = sub.value.as_string();
-    if (str && !str->get().empty())
+    if (str && !str->get().empty()) {
+      // Params belong to one handler: naming another (an override) drops
+      // them.
+      if (s.handler != str->get())
+        s.params = handler_params{};
       s.handler = str->get();
-    else
+    } else
       c.invalid(sub, "must be a non-empty string naming a registered handler");
   }
   for (const auto& [key, value] : *tbl) {
@@ -359,24 +401,48 @@ void read_handler(checker& c, const entry& e, settings& s) {
       c.unknown(sub, "set handler.name = " + toml_quoted(key.str())
                        + " to configure this handler, or remove the table");
     else if (!value.is_table())
-      c.unknown(sub, "known keys: name, and the table [handler.<name>]");
+      c.unknown(sub, known_keys("handler"));
     // Else handler.name is invalid, which is reported already.
   }
 }
 
-// Rules that tie keys together, reported at the key that must change.
+/// A rule that ties keys together, reported at the key that must change.
+struct combination {
+  /// The key reported, as section and key.
+  const char* section;
+  const char* key;
+  /// The dotted keys whose values the rule reads.
+  std::vector<std::string> reads;
+  /// Why `s` breaks the rule, or "" when it holds.
+  std::string (*why)(const settings& s);
+};
+
+const std::vector<combination>& combinations() {
+  static const std::vector<combination> rules{
+    {"park", "store", {"park.store", "park.path"}, [](const settings& s) {
+       return std::string{s.park == park_mode::sqlite && s.park_path.empty()
+                            ? "needs park.path, the SQLite file to park "
+                              "events in"
+                            : ""};
+     }},
+  };
+  return rules;
+}
+
 void check_combinations(checker& c, const toml::table& root,
                         const settings& s) {
-  if (s.park != park_mode::sqlite || !s.park_path.empty())
-    return;
-  auto park = root.find("park");
-  if (park == root.end() || !park->second.is_table())
-    return;
-  auto& tbl = *park->second.as_table();
-  auto store = tbl.find("store");
-  if (store != tbl.end())
-    c.invalid(entry{store->first, store->second, "park.store"},
-              "needs park.path, the SQLite file to park events in");
+  for (const auto& rule : combinations()) {
+    auto why = rule.why(s);
+    auto sec = root.find(rule.section);
+    if (why.empty() || sec == root.end() || !sec->second.is_table())
+      continue;
+    auto& tbl = *sec->second.as_table();
+    auto at = tbl.find(rule.key);
+    if (at != tbl.end())
+      c.invalid(entry{at->first, at->second,
+                      std::string{rule.section} + '.' + rule.key},
+                why);
+  }
 }
 
 void read_document(checker& c, const toml::table& root, settings& s) {
@@ -391,13 +457,13 @@ void read_document(checker& c, const toml::table& root, settings& s) {
     else if (key == "handler")
       read_handler(c, e, s);
     else
-      c.unknown(e, "known keys: runtime, scheduler, retry, park, log, handler");
+      c.unknown(e, known_sections());
   }
 }
 
-caf::error syntax_error(const std::string& origin, const toml::parse_error& e) {
+caf::error syntax_error(std::string_view origin, const toml::parse_error& e) {
   const auto& at = e.source().begin;
-  auto msg = origin;
+  auto msg = std::string{origin};
   if (at.line > 0)
     msg += ':' + std::to_string(at.line) + ':' + std::to_string(at.column);
   msg += ": parse error: ";
@@ -405,11 +471,103 @@ caf::error syntax_error(const std::string& origin, const toml::parse_error& e) {
   return make_error(errc::invalid_config, std::move(msg));
 }
 
+/// Parses TOML text `origin` names; a syntax error goes to `err`.
+std::optional<toml::table> parse_table(std::string_view text,
+                                       std::string_view origin,
+                                       caf::error& err) {
+#if TOML_EXCEPTIONS
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    err = syntax_error(origin, e);
+    return std::nullopt;
+  }
+#else
+  auto res = toml::parse(text, origin);
+  if (res)
+    return std::move(res).table();
+  err = syntax_error(origin, res.error());
+  return std::nullopt;
+#endif
+}
+
 struct file_closer {
   void operator()(std::FILE* f) const noexcept {
     std::fclose(f);
   }
 };
+
+// -- command-line overrides ----------------------------------------------------
+
+std::string_view trim(std::string_view s) {
+  auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos)
+    return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+/// The dotted key a document of one key names ("runtime.window"); for an
+/// inline table, the key of the table ("park" of `park = {...}`).
+std::string key_path(const toml::table& doc) {
+  std::string out;
+  for (auto t = &doc; t != nullptr && t->size() == 1;) {
+    auto only = t->begin(); // a named iterator: its pair is a proxy in it
+    out += (out.empty() ? "" : ".") + toml_key(only->first.str());
+    t = only->second.as_table();
+  }
+  return out;
+}
+
+/// True if changing `path` may change the dotted key `key`.
+bool touches(const std::string& path, const std::string& key) {
+  return key == path || key.rfind(path + '.', 0) == 0;
+}
+
+/// Applies "section.key=value" to `s` and sets `path` to the key it names;
+/// returns its problems, or "" (then `s` may be partly changed).
+std::string apply_one(settings& s, std::string_view assignment,
+                      std::string& path) {
+  auto origin = "--set " + std::string{assignment};
+  auto how = " (write section.key=value, for example runtime.window=4096; "
+             + known_sections() + ")";
+  auto eq = assignment.find('=');
+  if (eq == std::string_view::npos)
+    return origin + ": missing \"=\"" + how;
+  auto key = trim(assignment.substr(0, eq));
+  auto value = trim(assignment.substr(eq + 1));
+  if (key.empty())
+    return origin + ": missing the key before \"=\"" + how;
+  // The value is TOML; a bare word that is not (per_key, /tmp/x.db) is a
+  // string. One line each, so neither can smuggle in a second key.
+  caf::error ignored;
+  auto one_line = [](std::string_view x) {
+    return x.find_first_of("\r\n") == std::string_view::npos;
+  };
+  auto literal = std::string{value};
+  if (!one_line(value) || !parse_table("v = " + literal, origin, ignored))
+    literal = toml_quoted(value);
+  std::optional<toml::table> doc;
+  if (one_line(key))
+    doc = parse_table(std::string{key} + " = " + literal, origin, ignored);
+  if (!doc)
+    return origin + ": " + toml_quoted(key) + " is not a key" + how;
+  path = key_path(*doc);
+  // "runtime=5" is a section without a key: say so instead of "must be a
+  // table", which is the file's advice.
+  auto top = doc->begin();
+  auto is_section = [name = top->first.str()](const section& x) {
+    return name == x.name;
+  };
+  if (!top->second.is_table()
+      && (top->first == "handler"
+          || std::any_of(schema().begin(), schema().end(), is_section)))
+    return origin + ": " + toml_key(top->first.str())
+           + " is a table; name one of its keys ("
+           + known_keys(top->first.str()) + ")";
+  checker c{assignment, path};
+  read_document(c, *doc, s);
+  return c.ok() ? std::string{} : c.report();
+}
 
 } // namespace
 
@@ -434,29 +592,66 @@ caf::expected<settings> load(const std::string& path) {
 
 caf::expected<settings> parse(std::string_view text,
                               const std::string& origin) {
-  toml::table root;
-#if TOML_EXCEPTIONS
-  try {
-    root = toml::parse(text, std::string_view{origin});
-  } catch (const toml::parse_error& e) {
-    return syntax_error(origin, e);
-  }
-#else
-  auto res = toml::parse(text, std::string_view{origin});
-  if (!res)
-    return syntax_error(origin, res.error());
-  root = std::move(res).table();
-#endif
+  caf::error err;
+  auto root = parse_table(text, origin, err);
+  if (!root)
+    return err;
   // Fill a fresh struct and hand it out only if nothing was wrong.
   settings s;
   checker c{origin};
-  read_document(c, root, s);
+  read_document(c, *root, s);
   if (c.ok())
-    check_combinations(c, root, s);
+    check_combinations(c, *root, s);
   if (!c.ok())
     return make_error(errc::invalid_config, c.report());
   s.origin = origin;
   return s;
+}
+
+caf::error apply_override(settings& s, std::string_view assignment) {
+  return apply_overrides(s, {std::string{assignment}});
+}
+
+caf::error apply_overrides(settings& s,
+                           const std::vector<std::string>& assignments) {
+  // Work on a copy and hand it out only if every override was fine.
+  auto work = s;
+  std::vector<std::string> paths(assignments.size());
+  std::string problems;
+  auto add = [&problems](const std::string& text) {
+    if (!text.empty())
+      problems += (problems.empty() ? "" : "\n") + text;
+  };
+  for (size_t i = 0; i < assignments.size(); ++i)
+    add(apply_one(work, assignments[i], paths[i]));
+  // As in a file, rules tying keys together count once every key is valid.
+  auto each_key_valid = problems.empty();
+  for (const auto& rule : combinations()) {
+    auto why = rule.why(work);
+    if (!each_key_valid || why.empty())
+      continue;
+    // Blame the last override that changed a key the rule reads; if none
+    // did, `s` broke it already.
+    auto at = work.origin + ": " + rule.section + '.' + rule.key;
+    for (size_t i = assignments.size(); i-- > 0;)
+      if (std::any_of(rule.reads.begin(), rule.reads.end(),
+                      [&](const auto& key) { return touches(paths[i], key); })) {
+        at = "--set " + assignments[i];
+        break;
+      }
+    add(at + ": " + why);
+  }
+  if (!problems.empty())
+    return make_error(errc::invalid_config, std::move(problems));
+  const std::string mark = " + --set";
+  auto marked = work.origin.size() >= mark.size()
+                && work.origin.compare(work.origin.size() - mark.size(),
+                                       mark.size(), mark)
+                     == 0;
+  if (!assignments.empty() && !marked)
+    work.origin += mark;
+  s = std::move(work);
+  return caf::none;
 }
 
 std::string to_toml(const settings& s) {

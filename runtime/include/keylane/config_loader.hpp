@@ -2,7 +2,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include <caf/error.hpp>
 #include <caf/expected.hpp>
 
 #include "keylane/config.hpp"
@@ -19,6 +21,26 @@ namespace keylane {
 /// Parses TOML text; `origin` names it in messages (a file path, usually).
 [[nodiscard]] caf::expected<settings> parse(std::string_view text,
                                             const std::string& origin);
+
+/// Applies one command-line override "section.key=value" to `s`, validated
+/// exactly like the same key in a file; `s` is unchanged on error. The value
+/// is TOML (`runtime.window=4096`, `runtime.order="per_key"`), and a bare
+/// word that is not TOML is a string (`runtime.order=per_key`,
+/// `park.path=/tmp/x.db`). `handler.<name>.<key>` sets a parameter of the
+/// handler that `handler.name` names; naming another handler drops the
+/// parameters of the previous one. Errors are `errc::invalid_config` and
+/// name the override, for example
+/// `--set runtime.window=-4: must be >= 1 (or "unbounded")`. On success,
+/// `s.origin` gains " + --set" ("ledger.toml + --set").
+[[nodiscard]] caf::error apply_override(settings& s,
+                                        std::string_view assignment);
+
+/// Applies several overrides, in order (a later one wins), as
+/// `apply_override` does, then checks the rules that tie keys together
+/// (`park.store = "sqlite"` needs `park.path`). Reports every problem at
+/// once, one line each, and changes nothing on error.
+[[nodiscard]] caf::error
+apply_overrides(settings& s, const std::vector<std::string>& assignments);
 
 /// Renders settings as TOML that `parse` accepts and that yields them again.
 [[nodiscard]] std::string to_toml(const settings& s);
