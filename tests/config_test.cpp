@@ -1,6 +1,8 @@
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -853,3 +855,65 @@ audit = true
   // And to_toml writes what a file would hold.
   require_equal(parsed(to_toml(s)), want);
 }
+
+// -- docs/config.md -----------------------------------------------------------
+
+#ifdef KEYLANE_CONFIG_DOC
+TEST_CASE("docs/config.md documents every key with its default",
+          "[config][docs]") {
+  // Every key of the schema, with its default as to_toml spells it.
+  std::map<std::string, std::string> defaults{
+    {"handler.name", "\"" + settings{}.handler + "\""}};
+  std::istringstream toml{to_toml(settings{})};
+  std::string line, table;
+  while (std::getline(toml, line)) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    if (line[0] == '[') {
+      table = line.substr(1, line.size() - 2);
+      continue;
+    }
+    auto eq = line.find(" = ");
+    REQUIRE(eq != std::string::npos);
+    defaults[table + '.' + line.substr(0, eq)] = line.substr(eq + 3);
+  }
+  REQUIRE(defaults.size() > 10); // the parse above found the keys
+  // The doc's reference rows: "| `section.key` | type | `default` | ... |".
+  std::ifstream doc{KEYLANE_CONFIG_DOC};
+  REQUIRE(doc);
+  auto unquote = [](std::string cell) {
+    auto first = cell.find_first_not_of(' ');
+    auto last = cell.find_last_not_of(' ');
+    cell = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
+    if (cell.size() >= 2 && cell.front() == '`' && cell.back() == '`')
+      cell = cell.substr(1, cell.size() - 2);
+    return cell;
+  };
+  std::map<std::string, std::string> documented;
+  bool handler_table = false;
+  while (std::getline(doc, line)) {
+    if (line.rfind("| `", 0) != 0)
+      continue;
+    std::vector<std::string> cells;
+    std::istringstream row{line.substr(1)};
+    for (std::string cell; std::getline(row, cell, '|');)
+      cells.push_back(unquote(cell));
+    REQUIRE(cells.size() == 5); // key, type, default, allowed, reloads
+    INFO(line);
+    CHECK((cells[4] == "planned" || cells[4] == "restart"));
+    if (cells[0].find('<') != std::string::npos) {
+      handler_table = handler_table || cells[0] == "handler.<name>.<key>";
+      continue;
+    }
+    CHECK(defaults.count(cells[0]) == 1); // no row for a key that is gone
+    documented[cells[0]] = cells[2];
+  }
+  CHECK(handler_table);
+  for (const auto& [key, value] : defaults) {
+    INFO("docs/config.md, key " << key);
+    CHECK(documented.count(key) == 1);
+    if (documented.count(key) == 1)
+      CHECK(documented[key] == value);
+  }
+}
+#endif
