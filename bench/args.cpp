@@ -76,6 +76,10 @@ std::string usage(const char* argv0) {
          "--quick: 0.1)\n"
       << "  --schedulers s,s   CAF schedulers for keylane (default "
          "sharing,stealing)\n"
+      << "  --set sec.key=val  override a keylane setting of the keylane ways, "
+         "as in its\n"
+         "                     config file (repeatable; docs/config.md), e.g. "
+         "--set runtime.window=4096\n"
       << "  --no-sysalloc      skip the keylane rows with the system allocator\n"
       << "  --results DIR      where results and plots go (default results)\n"
       << "  --no-plots         do not draw plots\n"
@@ -187,6 +191,10 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
         return std::nullopt;
       }
       o.results = v;
+    } else if (a == "--set") {
+      if (!value(v))
+        return std::nullopt;
+      o.sets.push_back(v);
     } else if (a == "--child-out") {
       if (!value(o.child_out))
         return std::nullopt;
@@ -203,6 +211,8 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
     if (!lat_set)
       o.latency_seconds = 0.1;
   }
+  if (error = check_keylane_overrides(o.sets); !error.empty())
+    return std::nullopt;
   if (o.ways.empty())
     o.ways = way_names();
   if (o.workloads.empty())

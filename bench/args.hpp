@@ -25,6 +25,9 @@ struct options {
   std::vector<std::string> workloads;
   std::vector<std::string> schedulers{"sharing", "stealing"};
   std::vector<uint64_t> work_ns{0, 1000};
+  /// keylane settings overrides of the keylane ways, "section.key=value"
+  /// each, in command-line order (--set, repeatable).
+  std::vector<std::string> sets;
   std::string results = "results";
   /// Internal: run as the child of another keylane_bench and write the
   /// rows, one record a line, to this file instead of printing.

@@ -70,6 +70,10 @@ std::vector<row> run_sysalloc_child(const options& o, std::string& note) {
                                 "--rate", std::to_string(o.rate),
                                 "--latency-seconds",
                                 std::to_string(o.latency_seconds)};
+  for (auto& s : o.sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
   if (o.quick)
     args.push_back("--quick");
   std::vector<char*> argv;
@@ -154,7 +158,8 @@ int main(int argc, char** argv) {
   }
 
   suite_options so;
-  so.ways = make_way_specs(o.ways, o.schedulers);
+  info.keylane_note = keylane_settings_note(o.sets);
+  so.ways = make_way_specs(o.ways, o.schedulers, o.sets);
   so.workloads = o.workloads;
   so.work_ns = o.work_ns;
   so.runs = o.runs;
@@ -178,6 +183,10 @@ int main(int argc, char** argv) {
     rows.insert(rows.end(), more.begin(), more.end());
   }
   info.seconds = static_cast<double>(now_ns() - t0) * 1e-9;
+  for (auto& r : rows)
+    if (r.way.rfind("keylane_", 0) == 0)
+      for (auto& s : o.sets)
+        r.keylane_set += (r.keylane_set.empty() ? "--set " : " --set ") + s;
 
   int status = 0;
   for (auto& r : rows) {

@@ -43,6 +43,7 @@ void visit_fields(row& r, F&& f) {
   f("completed", r.completed);
   f("other_load_pct", r.other_load_pct);
   f("notes", r.notes);
+  f("keylane_set", r.keylane_set);
 }
 
 std::string num(double x) {
@@ -131,6 +132,7 @@ void print_table(std::ostream& out, const run_info& info,
   out << "allocator: " << info.allocator_note << "\n";
   out << "peak RSS: " << info.peak_rss_note << "\n";
   out << "caf_naive: " << info.caf_note << "\n";
+  out << "keylane: " << info.keylane_note << "\n";
   std::snprintf(buf, sizeof buf,
                 "runs per figure: %d (median, ±: largest deviation of min or "
                 "max from it, %% of the median); %llu events per throughput "
@@ -212,7 +214,7 @@ void print_markdown(std::ostream& out, const run_info& info,
                 info.machine.c_str(), info.allocator_note.c_str(),
                 info.load_before, info.other_load_max_pct, info.runs,
                 info.seconds);
-  out << buf;
+  out << buf << "keylane ways: " << info.keylane_note << ".\n";
   std::string last_group;
   for (auto& r : rows) {
     auto group = r.workload + ", handler work " + (r.work_ns ? "~1 µs" : "0");

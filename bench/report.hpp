@@ -45,6 +45,8 @@ struct row {
   bool completed = true;   // every run delivered every event
   figure other_load_pct;
   std::string notes;
+  /// keylane rows: the --set overrides of the run ("--set a=b --set c=d").
+  std::string keylane_set;
 };
 
 /// Facts about the whole run, printed above the table.
@@ -53,6 +55,8 @@ struct run_info {
   std::string allocator_note;
   std::string peak_rss_note;
   std::string caf_note;
+  /// The keylane ways' settings, overrides included.
+  std::string keylane_note;
   double load_before = 0;
   int runs = 0;
   uint64_t events = 0;

@@ -13,7 +13,8 @@ const std::vector<std::string>& way_names() {
 
 std::vector<way_spec>
 make_way_specs(const std::vector<std::string>& names,
-               const std::vector<std::string>& schedulers) {
+               const std::vector<std::string>& schedulers,
+               const std::vector<std::string>& sets) {
   std::vector<way_spec> out;
   auto wanted = [&](const std::string& n) {
     return std::find(names.begin(), names.end(), n) != names.end();
@@ -36,8 +37,9 @@ make_way_specs(const std::vector<std::string>& names,
     if (!wanted(name))
       continue;
     for (auto& sched : schedulers)
-      out.push_back({name, std::string{order} != "none", sched, [order, sched] {
-                       return make_keylane(order, sched);
+      out.push_back({name, std::string{order} != "none", sched,
+                     [order, sched, sets] {
+                       return make_keylane(order, sched, sets);
                      }});
   }
   return out;

@@ -59,10 +59,12 @@ struct way_spec {
 [[nodiscard]] const std::vector<std::string>& way_names();
 
 /// The specs of `names` (in report order), with every scheduler in
-/// `schedulers` for the keylane ways.
+/// `schedulers` for the keylane ways, whose settings get the overrides
+/// `sets` ("section.key=value", checked by `check_keylane_overrides`).
 [[nodiscard]] std::vector<way_spec>
 make_way_specs(const std::vector<std::string>& names,
-               const std::vector<std::string>& schedulers);
+               const std::vector<std::string>& schedulers,
+               const std::vector<std::string>& sets);
 
 // One factory per way, each in its own file under ways/.
 std::unique_ptr<way> make_single_loop();
@@ -74,6 +76,19 @@ std::unique_ptr<way> make_caf_naive();
 /// with the defaults).
 [[nodiscard]] std::string caf_default_description();
 std::unique_ptr<way> make_keylane(const std::string& order,
-                                  const std::string& scheduler);
+                                  const std::string& scheduler,
+                                  const std::vector<std::string>& sets);
+
+/// Checks `--set` overrides of the keylane ways: valid for keylane (as
+/// `keylane::apply_overrides` sees them, on the ways' settings) and not of
+/// a key the benchmark sets itself (runtime.order, scheduler.policy,
+/// handler.*). Returns every problem, one a line, or "".
+[[nodiscard]] std::string
+check_keylane_overrides(const std::vector<std::string>& sets);
+
+/// The keylane ways' settings for the report: "threads = 2, ...", then
+/// the overrides.
+[[nodiscard]] std::string
+keylane_settings_note(const std::vector<std::string>& sets);
 
 } // namespace keylane::bench

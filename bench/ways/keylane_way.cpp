@@ -1,9 +1,10 @@
 // keylane itself: per-key lanes on CAF, with order = none, per_key or
-// global, on CAF's sharing or stealing scheduler. Output through the
-// callback (keylane's consumer thread).
+// global, on CAF's sharing or stealing scheduler, and the --set overrides.
+// Output through the callback (keylane's consumer thread).
 
 #include <thread>
 
+#include <keylane/config_loader.hpp>
 #include <keylane/runtime.hpp>
 
 #include "../way.hpp"
@@ -22,6 +23,17 @@ struct spin_handler final : keylane::handler<item, uint64_t> {
   uint64_t iters_;
 };
 
+// The settings of every keylane way before --set; order and scheduler
+// come from the way.
+settings base_settings() {
+  settings s;
+  s.threads = 2;
+  s.max_active_keys = 4096;
+  s.window = 65536;
+  s.overflow = overflow_policy::block;
+  return s;
+}
+
 order_mode parse_order(const std::string& s) {
   if (s == "none")
     return order_mode::none;
@@ -32,17 +44,16 @@ order_mode parse_order(const std::string& s) {
 
 class keylane_way final : public way {
 public:
-  keylane_way(order_mode order, scheduler_policy sched)
-    : order_(order), sched_(sched) {}
+  keylane_way(order_mode order, scheduler_policy sched,
+              std::vector<std::string> sets)
+    : order_(order), sched_(sched), sets_(std::move(sets)) {}
 
   std::string start(output& out, uint64_t work_iters) override {
-    settings s;
-    s.threads = 2;
-    s.max_active_keys = 4096;
-    s.window = 65536;
-    s.overflow = overflow_policy::block;
+    auto s = base_settings();
     s.order = order_;
     s.scheduler = sched_;
+    if (auto err = apply_overrides(s, sets_))
+      return "keylane settings: " + render(err);
     handler_factory make = [work_iters](const handler_params&) {
       return std::make_unique<spin_handler>(work_iters);
     };
@@ -102,17 +113,67 @@ public:
 private:
   order_mode order_;
   scheduler_policy sched_;
+  std::vector<std::string> sets_;
   std::unique_ptr<rt_type> rt_;
 };
 
 } // namespace
 
 std::unique_ptr<way> make_keylane(const std::string& order,
-                                  const std::string& scheduler) {
+                                  const std::string& scheduler,
+                                  const std::vector<std::string>& sets) {
   return std::make_unique<keylane_way>(parse_order(order),
                                        scheduler == "stealing"
                                          ? scheduler_policy::stealing
-                                         : scheduler_policy::sharing);
+                                         : scheduler_policy::sharing,
+                                       sets);
+}
+
+std::string check_keylane_overrides(const std::vector<std::string>& sets) {
+  std::string problems;
+  auto add = [&problems](const std::string& text) {
+    problems += (problems.empty() ? "" : "\n") + text;
+  };
+  // Keys the benchmark sets itself, per way and row; keylane checks the rest.
+  std::vector<std::string> rest;
+  for (const auto& a : sets) {
+    auto key = a.substr(0, a.find('='));
+    key.erase(0, key.find_first_not_of(" \t"));
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (key == "runtime.order")
+      add("--set " + a + ": keylane_bench sets runtime.order per way; pick "
+          "the ways with --ways keylane_none,keylane_per_key,keylane_global");
+    else if (key == "scheduler.policy")
+      add("--set " + a + ": keylane_bench sets scheduler.policy per row; "
+          "pick them with --schedulers sharing,stealing");
+    else if (key.rfind("handler", 0) == 0)
+      add("--set " + a + ": keylane_bench runs its own handler, which has "
+          "no name and reads no parameters");
+    else
+      rest.push_back(a);
+  }
+  auto base = base_settings();
+  auto s = base;
+  if (auto err = apply_overrides(s, rest))
+    add(render(err));
+  else if (problems.empty()
+           && (s.order != base.order || s.scheduler != base.scheduler
+               || s.handler != base.handler || !s.params.values().empty()))
+    // Spelled another way (a quoted key, an inline table).
+    add("--set: runtime.order, scheduler.policy and handler.* are "
+        "keylane_bench's own; use --ways and --schedulers");
+  return problems;
+}
+
+std::string keylane_settings_note(const std::vector<std::string>& sets) {
+  auto b = base_settings();
+  auto out = "threads = " + std::to_string(b.threads) + ", max_active_keys = "
+             + std::to_string(b.max_active_keys) + ", window = "
+             + std::to_string(b.window) + ", overflow = " + to_string(b.overflow)
+             + ", order and scheduler per row, other keys at their defaults";
+  for (const auto& a : sets)
+    out += (&a == &sets.front() ? "; then --set " : " --set ") + a;
+  return out;
 }
 
 } // namespace keylane::bench
