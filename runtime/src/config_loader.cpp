@@ -78,10 +78,6 @@ public:
       is_override_(true) {
   }
 
-  const std::string& origin() const noexcept {
-    return origin_;
-  }
-
   /// Where `key` was written, kept with handler params for later messages.
   source_location where(const toml::key& key) const {
     return {origin_, is_override_ ? 0 : key.source().begin.line};
