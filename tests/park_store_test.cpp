@@ -283,7 +283,7 @@ TEST_CASE("an SQLite park store refuses a file that is not its own and "
     auto msg = render(store.error());
     INFO(msg);
     CHECK(store.error().code()
-          == static_cast<uint8_t>(errc::unreadable_config));
+          == static_cast<uint8_t>(errc::park_store_failed));
     CHECK(msg.find(path) != std::string::npos);
     CHECK(msg.find(why) != std::string::npos);
     CHECK_FALSE(fs::exists(path + "-wal")); // left untouched

@@ -175,7 +175,9 @@ TEST_CASE("exhausted attempts fail the event with the last error; "
           "exceptions are retried; permanent failures are not",
           "[retry]") {
   journal j;
-  auto rt = start(retry_settings(3), j);
+  auto cfg = retry_settings(3);
+  cfg.park = park_mode::none; // parking has its own tests
+  auto rt = start(cfg, j);
   REQUIRE(rt->submit("A", job{10, job::fail, 1}));
   REQUIRE(rt->submit("B", job{1, job::raise, 2}));
   REQUIRE(rt->submit("C", job{10, job::permanent, 3}));

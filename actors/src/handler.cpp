@@ -64,7 +64,7 @@ void completion_core::pin() {
 }
 
 bool completion_core::synchronous() const noexcept {
-  return owner_ != nullptr && owner_->in_sync_call();
+  return owner_ != nullptr && owner_->in_sync_call_of(token_);
 }
 
 void completion_core::finish(outcome status, std::string error,

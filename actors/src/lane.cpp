@@ -111,10 +111,17 @@ caf::behavior lane::make_behavior() {
 }
 
 void lane::take(batch_ptr b) {
+  idle_reported_ = false;
+  if (parking_) {
+    for (auto& ev : b->items)
+      ev->error = parked_behind_reason;
+    park(b->items);
+    b->items.clear();
+    return;
+  }
   for (auto& ev : b->items)
     queue_.push_back(std::move(ev));
   b->items.clear();
-  idle_reported_ = false;
 }
 
 void lane::run() {
@@ -142,7 +149,8 @@ void lane::invoke_current() {
   ++token_;
   ++current_->attempts;
   if (!broken_.empty()) {
-    finish_current(outcome::failed, broken_);
+    // No handler instance in this lane: retrying here cannot help.
+    settle(outcome::failed, broken_, true);
     return;
   }
   sync_done_ = false;
@@ -178,9 +186,15 @@ void lane::invoke_current() {
 }
 
 void lane::settle(outcome status, std::string error, bool permanent) {
-  if (status != outcome::failed || permanent
-      || current_->attempts >= cfg_.max_attempts) {
+  if (status != outcome::failed) {
     finish_current(status, std::move(error));
+    return;
+  }
+  if (permanent || current_->attempts >= cfg_.max_attempts) {
+    if (cfg_.park == park_mode::none)
+      finish_current(status, std::move(error));
+    else
+      start_parking(std::move(error));
     return;
   }
   // Retry at the head: the key's later events keep waiting behind it.
@@ -203,13 +217,47 @@ void lane::finish_sync(uint64_t token, outcome status, std::string error,
 
 void lane::finish_current(outcome status, std::string error) {
   awaiting_ = false;
+  if (current_->park_id > unpark_through_)
+    unpark_through_ = current_->park_id;
   current_->error = status == outcome::failed ? std::move(error) : std::string{};
   current_->status = status;
   ++finished_;
   out_->items.push_back(std::move(current_));
 }
 
+void lane::start_parking(std::string reason) {
+  awaiting_ = false;
+  ++token_; // a late completion of the last attempt is now stale
+  current_->error = std::move(reason);
+  std::vector<event_ptr> evs;
+  evs.reserve(queue_.size() + 1);
+  evs.push_back(std::move(current_));
+  for (auto& ev : queue_) {
+    ev->error = parked_behind_reason;
+    evs.push_back(std::move(ev));
+  }
+  queue_.clear();
+  park(evs);
+  parking_ = true;
+  send(supervisor_, parked_atom::value, key_);
+}
+
+void lane::park(std::vector<event_ptr>& evs) {
+  if (evs.empty())
+    return;
+  eng_->park(evs.data(), evs.size());
+  for (auto& ev : evs) {
+    ++finished_;
+    out_->items.push_back(std::move(ev));
+  }
+}
+
 void lane::flush() {
+  if (unpark_through_ != 0) {
+    // Before the outputs go: whoever sees them sees the store without them.
+    eng_->unpark_through(key_, unpark_through_);
+    unpark_through_ = 0;
+  }
   if (out_->items.empty())
     return;
   eng_->release_backlog(key_, out_->items.size());

@@ -35,8 +35,11 @@ void sink::take(event_batch& b) {
     switch (ev->status) {
       case outcome::ok: ++ok_; break;
       case outcome::skipped: ++skipped_; break;
+      case outcome::parked: ++parked_; break;
       default: ++failed_; break;
     }
+    if (ev->attempts > 1)
+      retries_ += ev->attempts - 1;
     if (order_ != order_mode::global) {
       ready_.push_back(ev.release());
       continue;
@@ -82,6 +85,8 @@ void sink::publish() {
   c.ok.store(ok_, std::memory_order_relaxed);
   c.skipped.store(skipped_, std::memory_order_relaxed);
   c.failed.store(failed_, std::memory_order_relaxed);
+  c.parked.store(parked_, std::memory_order_relaxed);
+  c.retries.store(retries_, std::memory_order_relaxed);
 }
 
 void sink::on_exit() {

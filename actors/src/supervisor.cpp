@@ -10,7 +10,8 @@
 namespace keylane::detail {
 
 supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
-                       handler_factory make, handler_params params)
+                       handler_factory make, handler_params params,
+                       std::vector<key> parked)
   : caf::event_based_actor(cfg),
     eng_(eng),
     sink_(std::move(sink)),
@@ -20,6 +21,8 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
     ingress_batch_(eng->config().ingress_batch) {
   eng_->actor_started();
   buf_.resize(256);
+  for (auto& k : parked)
+    parked_.insert(std::move(k));
 }
 
 caf::behavior supervisor::make_behavior() {
@@ -29,6 +32,13 @@ caf::behavior supervisor::make_behavior() {
       on_idle(k, finished);
     },
     [this](retired_atom, const key& k) { on_retired(k); },
+    [this](parked_atom, const key& k) { parked_.insert(k); },
+    [this](replay_atom, const key& k, op_reply& reply) {
+      operate(true, k, std::move(reply));
+    },
+    [this](discard_atom, const key& k, op_reply& reply) {
+      operate(false, k, std::move(reply));
+    },
   };
 }
 
@@ -44,6 +54,8 @@ void supervisor::drain() {
       route(event_ptr{buf_[i]});
     total += n;
   }
+  write_parked();
+  deliver_parked();
   flush_touched();
   // More may be waiting: come back after other messages (idle, retired) had
   // their turn, so retiring lanes free their slots promptly.
@@ -53,6 +65,13 @@ void supervisor::drain() {
 }
 
 void supervisor::route(event_ptr ev) {
+  if (!parked_.empty() && parked_.count(ev->k) != 0
+      && keys_.count(ev->k) == 0) {
+    // Parked and no lane: nobody else writes this key to the store now.
+    ev->error = parked_behind_reason;
+    to_park_.push_back(std::move(ev));
+    return;
+  }
   auto [i, fresh] = keys_.try_emplace(ev->k);
   auto& e = i->second;
   if (!e.pending)
@@ -144,7 +163,20 @@ void supervisor::on_retired(const key& k) {
   ++retired_;
   e.lane = nullptr;
   e.forwarded = 0;
-  if (e.pending && !e.pending->items.empty()) {
+  if (parked_.count(k) != 0) {
+    // Its lane parked; what came meanwhile is parked behind, here.
+    if (e.pending)
+      for (auto& ev : e.pending->items) {
+        ev->error = parked_behind_reason;
+        to_park_.push_back(std::move(ev));
+      }
+    auto ops = std::move(e.ops);
+    keys_.erase(i);
+    write_parked();
+    deliver_parked();
+    for (auto& [replay, reply] : ops)
+      operate(replay, k, std::move(reply));
+  } else if (e.pending && !e.pending->items.empty()) {
     // Events arrived while it retired: queue behind keys already waiting.
     e.st = state::waiting;
     waiting_.push_back(i->first);
@@ -173,6 +205,7 @@ void supervisor::publish() {
   c.waiting_keys.store(waiting_.size(), std::memory_order_relaxed);
   c.lanes_spawned.store(spawned_, std::memory_order_relaxed);
   c.lanes_retired.store(retired_, std::memory_order_relaxed);
+  c.replayed.store(replayed_, std::memory_order_relaxed);
 }
 
 void supervisor::on_exit() {
@@ -183,7 +216,10 @@ void supervisor::on_exit() {
       for (auto& ev : e.pending->items)
         eng_->abandon(std::move(ev), "queued");
   }
-  keys_.clear();
+  for (auto& ev : to_park_)
+    eng_->abandon(std::move(ev), "queued");
+  to_park_.clear();
+  keys_.clear(); // unanswered operator calls see their promise break
   waiting_.clear();
   touched_.clear();
   sink_ = nullptr;

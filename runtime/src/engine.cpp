@@ -24,9 +24,10 @@ std::chrono::steady_clock::time_point deadline_after(std::chrono::nanoseconds d)
 
 } // namespace
 
-engine::engine(settings cfg, output_fn out)
+engine::engine(settings cfg, output_fn out, payload_ops ops)
   : cfg_(std::move(cfg)),
     out_(std::move(out)),
+    ops_(std::move(ops)),
     backlog_(cfg_.key_backlog),
     output_token_(std::make_unique<producer_token>(output_)) {
   for (auto& t : ingress_tokens_)
@@ -34,7 +35,8 @@ engine::engine(settings cfg, output_fn out)
 }
 
 caf::expected<std::unique_ptr<engine>>
-engine::start(settings cfg, handler_factory make, output_fn out) {
+engine::start(settings cfg, handler_factory make, output_fn out,
+              payload_ops ops) {
   if (!make)
     return make_error(errc::unknown_handler, "no handler factory given");
   // The config file checks ranges; settings filled in code are checked here.
@@ -63,7 +65,19 @@ engine::start(settings cfg, handler_factory make, output_fn out) {
       msg += (msg.empty() ? "" : "\n") + p;
     return make_error(errc::invalid_config, std::move(msg));
   }
-  std::unique_ptr<engine> eng{new engine(std::move(cfg), std::move(out))};
+  std::unique_ptr<engine> eng{
+    new engine(std::move(cfg), std::move(out), std::move(ops))};
+  if (auto err = eng->open_store())
+    return err;
+  std::vector<key> parked;
+  if (eng->store_) {
+    auto found = eng->store_->keys();
+    if (!found)
+      return make_error(errc::park_store_failed,
+                        "cannot list parked keys: " + render(found.error()));
+    for (auto& pk : *found)
+      parked.push_back(std::move(pk.k));
+  }
   auto& c = eng->cfg_;
   eng->system_cfg_ = std::make_unique<caf::actor_system_config>();
   auto& sc = *eng->system_cfg_;
@@ -84,7 +98,8 @@ engine::start(settings cfg, handler_factory make, output_fn out) {
   eng->sink_ = eng->system_->spawn<sink>(raw);
   eng->supervisor_ = eng->system_->spawn<supervisor>(raw, eng->sink_,
                                                      std::move(make),
-                                                     raw->cfg_.params);
+                                                     raw->cfg_.params,
+                                                     std::move(parked));
   if (eng->out_)
     eng->consumer_ = std::thread{[raw] { raw->consume_loop(); }};
   return eng;
@@ -351,6 +366,9 @@ keylane::stats engine::snapshot() const {
   s.ok = pub_.ok.load(r);
   s.skipped = pub_.skipped.load(r);
   s.failed = pub_.failed.load(r);
+  s.parked = pub_.parked.load(r);
+  s.retries = pub_.retries.load(r);
+  s.replayed = pub_.replayed.load(r);
   s.active_lanes = pub_.active_lanes.load(r);
   s.peak_active_lanes = pub_.peak_active_lanes.load(r);
   s.waiting_keys = pub_.waiting_keys.load(r);

@@ -16,6 +16,8 @@ const char* to_string(errc x) noexcept {
     case errc::handler_failed: return "handler_failed";
     case errc::timeout: return "timeout";
     case errc::startup_failed: return "startup_failed";
+    case errc::codec_failed: return "codec_failed";
+    case errc::park_store_failed: return "park_store_failed";
   }
   return "unknown";
 }

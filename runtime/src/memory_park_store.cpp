@@ -51,6 +51,27 @@ public:
     return ids;
   }
 
+  caf::error restamp(const std::vector<parked_record>& records) override {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (const auto& r : records) {
+      auto i = by_key_.find(r.k);
+      if (i == by_key_.end())
+        continue;
+      auto& lane = i->second;
+      auto at = std::lower_bound(lane.begin(), lane.end(), r.id,
+                                 [](const auto& x, uint64_t id) {
+                                   return x.id < id;
+                                 });
+      if (at == lane.end() || at->id != r.id)
+        continue;
+      at->seq = r.seq;
+      at->reason = r.reason;
+      at->attempts = r.attempts;
+      at->parked_at = r.parked_at;
+    }
+    return caf::none;
+  }
+
   caf::expected<std::vector<parked_key>> keys() override {
     // Each summary with its first record's id, the tie-breaker of the order.
     std::vector<std::pair<parked_key, uint64_t>> found;

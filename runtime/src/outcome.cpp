@@ -8,6 +8,7 @@ const char* to_string(outcome x) noexcept {
     case outcome::ok: return "ok";
     case outcome::skipped: return "skipped";
     case outcome::failed: return "failed";
+    case outcome::parked: return "parked";
   }
   return "unknown";
 }

@@ -199,6 +199,33 @@ public:
     return failure("is_parked", rc);
   }
 
+  caf::error restamp(const std::vector<parked_record>& records) override {
+    if (records.empty())
+      return caf::none;
+    std::lock_guard<std::mutex> guard{mtx_};
+    sqlite_write_transaction tx{db_.get()};
+    sqlite_stmt st{db_.get(), "UPDATE parked SET seq = ?1, reason = ?2,"
+                              " attempts = ?3, parked_at_ns = ?4"
+                              " WHERE id = ?5"};
+    int rc = tx.rc() != SQLITE_OK ? tx.rc() : st.rc();
+    for (auto i = records.begin(); rc == SQLITE_OK && i != records.end();
+         ++i) {
+      st.reset();
+      for (int bound : {st.bind_u64(1, i->seq), st.bind_text(2, i->reason),
+                        st.bind(3, int64_t{i->attempts}),
+                        st.bind(4, to_ns(i->parked_at)),
+                        st.bind_u64(5, i->id)})
+        rc = rc != SQLITE_OK ? rc : bound;
+      if (rc == SQLITE_OK && (rc = st.step()) == SQLITE_DONE)
+        rc = SQLITE_OK;
+    }
+    if (rc == SQLITE_OK)
+      rc = tx.commit();
+    if (rc != SQLITE_OK)
+      return failure("restamp", rc);
+    return caf::none;
+  }
+
   caf::expected<uint64_t> remove_through(const key& k,
                                          uint64_t up_to_id) override {
     // Ids are positive int64 values: clamp so that "everything" (the
@@ -235,14 +262,14 @@ private:
   }
 
   caf::error failure(const char* what, int rc) const {
-    return make_error(errc::unreadable_config,
+    return make_error(errc::park_store_failed,
                       "park store " + path_ + ": " + what + " failed: "
                         + sqlite3_errmsg(db_.get()) + " (SQLite: "
                         + sqlite3_errstr(rc) + ")");
   }
 
   caf::error corrupt(const char* what) const {
-    return make_error(errc::unreadable_config,
+    return make_error(errc::park_store_failed,
                       "park store " + path_ + ": " + what
                         + " failed: an integer key is stored as non-digits"
                           " (file corrupt or edited by hand)");
@@ -254,7 +281,7 @@ private:
 };
 
 caf::error refuse(const std::string& path, const std::string& why) {
-  return make_error(errc::unreadable_config,
+  return make_error(errc::park_store_failed,
                     "park store " + path + ": " + why);
 }
 
@@ -337,7 +364,7 @@ open_sqlite_park_store(const std::string& path) {
                             nullptr);
   sqlite_db db{raw}; // open_v2 hands out a handle even on failure
   if (rc != SQLITE_OK)
-    return make_error(errc::unreadable_config,
+    return make_error(errc::park_store_failed,
                       "park store " + path + ": cannot open: "
                         + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   if (auto err = prepare(db.get(), path))

@@ -31,6 +31,10 @@ enum class errc : uint8_t {
   timeout,
   /// The actor system could not be started.
   startup_failed,
+  /// A payload could not be encoded for, or decoded from, the park store.
+  codec_failed,
+  /// The park store could not be opened, read or written.
+  park_store_failed,
 };
 
 /// Returns the name of `x`, for example "window_full".

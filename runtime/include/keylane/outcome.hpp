@@ -15,9 +15,13 @@ enum class outcome : uint8_t {
   /// The handler failed, threw, or dropped its completion: a tombstone
   /// carrying the error text.
   failed,
+  /// Retries ran out or the failure was permanent, or an earlier event of
+  /// its key is parked: the event waits in the park store for an operator
+  /// to replay or discard it. A tombstone carrying the reason.
+  parked,
 };
 
-/// Returns "ok", "skipped", "failed" or "pending".
+/// Returns "ok", "skipped", "failed", "parked" or "pending".
 [[nodiscard]] const char* to_string(outcome x) noexcept;
 
 } // namespace keylane

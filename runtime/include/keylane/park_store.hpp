@@ -12,6 +12,10 @@
 
 namespace keylane {
 
+/// The reason recorded for events parked behind an earlier parked event of
+/// their key.
+inline constexpr const char* parked_behind_reason = "key parked";
+
 /// One parked event, as the store keeps it: the payload is opaque bytes
 /// written by the event type's codec.
 struct parked_record {
@@ -22,15 +26,18 @@ struct parked_record {
   uint64_t seq = 0;
   /// The event's key.
   keylane::key k;
-  /// The encoded payload.
+  /// The encoded payload (empty for a payload kept as `object`).
   std::string payload;
-  /// Why it was parked: the last failure, or "key parked" for events that
-  /// queued behind a parked event of their key.
+  /// Why it was parked: the last failure, or `parked_behind_reason` for
+  /// events that queued behind a parked event of their key.
   std::string reason;
   /// Handler attempts made before parking (0 for events parked behind).
   uint32_t attempts = 0;
   /// When it was parked.
   std::chrono::system_clock::time_point parked_at;
+  /// The payload itself, for in-memory stores and payload types without a
+  /// codec; durable stores ignore it.
+  std::shared_ptr<const void> object;
 };
 
 /// A summary of one parked key.
@@ -41,6 +48,25 @@ struct parked_key {
   /// The reason of its first parked record.
   std::string first_reason;
   /// When its first record was parked.
+  std::chrono::system_clock::time_point parked_at;
+};
+
+/// One parked event as an operator sees it, its payload decoded.
+template <class Payload>
+struct parked_event {
+  /// Store id: a key's events are listed in id order.
+  uint64_t id = 0;
+  /// Its sequence number in the run that parked it.
+  uint64_t seq = 0;
+  /// Its key.
+  keylane::key k;
+  /// The payload as submitted.
+  Payload payload;
+  /// Why it was parked.
+  std::string reason;
+  /// Handler attempts made before parking (0 for events parked behind).
+  uint32_t attempts = 0;
+  /// When it was parked.
   std::chrono::system_clock::time_point parked_at;
 };
 
@@ -55,6 +81,12 @@ public:
   /// Returns the ids assigned.
   virtual caf::expected<std::vector<uint64_t>>
   append(std::vector<parked_record> records) = 0;
+
+  /// Rewrites seq, reason, attempts and parked_at of the stored records
+  /// with the ids of `records` (a replayed event that is parked again keeps
+  /// its place in its key's order, with its latest failure). Unknown ids
+  /// are skipped.
+  virtual caf::error restamp(const std::vector<parked_record>& records) = 0;
 
   /// Every parked key with its summary, ordered by first parked time.
   virtual caf::expected<std::vector<parked_key>> keys() = 0;
@@ -78,7 +110,7 @@ public:
 [[nodiscard]] std::unique_ptr<park_store> make_memory_park_store();
 
 /// A durable store in an SQLite file at `path` (created if missing).
-/// Fails with `errc::unreadable_config` if the file cannot be opened or is
+/// Fails with `errc::park_store_failed` if the file cannot be opened or is
 /// not a keylane park store.
 [[nodiscard]] caf::expected<std::unique_ptr<park_store>>
 open_sqlite_park_store(const std::string& path);

@@ -8,10 +8,12 @@
 
 #include <caf/expected.hpp>
 
+#include "keylane/codec.hpp"
 #include "keylane/config.hpp"
 #include "keylane/detail/engine.hpp"
 #include "keylane/event.hpp"
 #include "keylane/handler_registry.hpp"
+#include "keylane/park_store.hpp"
 #include "keylane/stats.hpp"
 #include "keylane/submit_result.hpp"
 
@@ -51,7 +53,7 @@ public:
         f(static_cast<event_type&>(e));
       };
     auto eng = detail::engine::start(std::move(cfg), std::move(make),
-                                     std::move(out));
+                                     std::move(out), payload_ops());
     if (!eng)
       return std::move(eng.error());
     return std::unique_ptr<runtime>{new runtime(std::move(*eng))};
@@ -108,6 +110,43 @@ public:
   /// event that was not delivered. Called by the destructor if needed.
   stop_report stop() { return eng_->stop(); }
 
+  // -- parked keys (operator API; thread-safe) --------------------------------
+
+  /// Every parked key: how many events, the first failure, when.
+  [[nodiscard]] caf::expected<std::vector<parked_key>> parked_keys() const {
+    return eng_->parked_keys();
+  }
+
+  /// The parked events of `k`, in their order, payloads decoded.
+  [[nodiscard]] caf::expected<std::vector<parked_event<Payload>>>
+  parked_events(const key& k) const {
+    auto recs = eng_->parked_records(k);
+    if (!recs)
+      return std::move(recs.error());
+    std::vector<parked_event<Payload>> out;
+    out.reserve(recs->size());
+    for (auto& r : *recs) {
+      auto p = payload_of(r);
+      if (!p)
+        return std::move(p.error());
+      out.push_back(parked_event<Payload>{r.id, r.seq, std::move(r.k),
+                                          std::move(*p), std::move(r.reason),
+                                          r.attempts, r.parked_at});
+    }
+    return out;
+  }
+
+  /// Runs the parked events of `k` again, in order, through a lane, ahead of
+  /// any event of `k` submitted after this call. Returns how many were
+  /// resubmitted (0 if `k` was not parked). They get new sequence numbers
+  /// and leave the store as they succeed; if one fails for good again, it
+  /// and those behind it stay parked. Returns once they are queued.
+  caf::expected<uint64_t> replay(const key& k) { return eng_->replay(k); }
+
+  /// Drops the parked events of `k` and lets its newer events run; returns
+  /// how many were dropped.
+  caf::expected<uint64_t> discard(const key& k) { return eng_->discard(k); }
+
   /// A snapshot of counters and gauges.
   [[nodiscard]] keylane::stats stats() const { return eng_->snapshot(); }
 
@@ -121,6 +160,52 @@ public:
   [[nodiscard]] caf::actor_system& system() noexcept { return eng_->system(); }
 
 private:
+  static caf::expected<Payload> payload_of(const parked_record& r) {
+    if (r.object) {
+      if constexpr (std::is_copy_constructible_v<Payload>)
+        return Payload{*static_cast<const Payload*>(r.object.get())};
+    }
+    if constexpr (codec<Payload>::available)
+      return codec<Payload>::decode(r.payload);
+    return make_error(errc::codec_failed,
+                      "the payload type has no keylane::codec to decode "
+                      "parked bytes with");
+  }
+
+  static detail::payload_ops payload_ops() {
+    detail::payload_ops ops;
+    ops.bytes = codec<Payload>::available;
+    ops.copies = std::is_copy_constructible_v<Payload>;
+    ops.park = [](const detail::event_base& ev, parked_record& rec,
+                  bool want_bytes) -> caf::error {
+      const auto& p = static_cast<const event_type&>(ev).payload;
+      if constexpr (codec<Payload>::available) {
+        if (want_bytes || !std::is_copy_constructible_v<Payload>) {
+          auto bytes = codec<Payload>::encode(p);
+          if (!bytes)
+            return std::move(bytes.error());
+          rec.payload = std::move(*bytes);
+          return caf::none;
+        }
+      }
+      if constexpr (std::is_copy_constructible_v<Payload>) {
+        rec.object = std::make_shared<const Payload>(p);
+        return caf::none;
+      }
+      return make_error(errc::codec_failed,
+                        "the payload type has neither a keylane::codec nor "
+                        "a copy constructor");
+    };
+    ops.revive = [](const parked_record& r)
+      -> caf::expected<detail::event_ptr> {
+      auto p = payload_of(r);
+      if (!p)
+        return std::move(p.error());
+      return detail::event_ptr{new event_type(r.k, std::move(*p))};
+    };
+    return ops;
+  }
+
   explicit runtime(std::unique_ptr<detail::engine> eng)
     : eng_(std::move(eng)) {}
   std::unique_ptr<detail::engine> eng_;

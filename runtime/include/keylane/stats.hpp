@@ -20,8 +20,14 @@ struct stats {
   uint64_t ok = 0;
   /// Events the handler skipped.
   uint64_t skipped = 0;
-  /// Events that failed.
+  /// Events that failed (and were not parked).
   uint64_t failed = 0;
+  /// Events moved to the park store (tombstones delivered).
+  uint64_t parked = 0;
+  /// Events resubmitted by `replay`.
+  uint64_t replayed = 0;
+  /// Handler attempts beyond the first (retries), over all events.
+  uint64_t retries = 0;
   /// `submit` calls rejected, by any reason.
   uint64_t rejected = 0;
   /// Lanes alive now (including retiring ones).

@@ -30,7 +30,8 @@ public:
   /// True until the event is finished through this object.
   [[nodiscard]] bool pending() const noexcept { return owner_ != nullptr; }
 
-  /// True when called inside the handler's own `on_event` call.
+  /// True when called inside the handler's own `on_event` call of this
+  /// very invocation (not a later one).
   [[nodiscard]] bool synchronous() const noexcept;
 
   /// The typed result slot (a `std::optional<Result>*`), sync path only.

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include <caf/event_based_actor.hpp>
 
@@ -30,7 +31,11 @@ class engine;
 /// `retire` only if it forwarded no more than that, so an event in flight
 /// at that moment is never lost. A failed attempt is retried at the head of
 /// the queue after a backoff timer (no thread is held meanwhile), so the
-/// key's later events wait and no other key does. All members are touched by the actor only,
+/// key's later events wait and no other key does. When an event fails for
+/// good, it and every event queued behind it go to the park store, in
+/// order; from then on the lane parks whatever it is sent, and tells the
+/// supervisor, which parks the key's events itself once the lane is gone.
+/// All members are touched by the actor only,
 /// except `sync_thread_`, read by completions on other threads.
 class lane : public caf::event_based_actor {
 public:
@@ -59,6 +64,13 @@ public:
            == std::this_thread::get_id();
   }
 
+  /// True inside `on_event` of invocation `token` itself: only then may a
+  /// completion write its result straight into the event. (A stale
+  /// completion finished inside a later call must not touch that event.)
+  [[nodiscard]] bool in_sync_call_of(uint64_t token) const noexcept {
+    return in_sync_call() && token == token_ && !sync_done_;
+  }
+
   /// A completion finished inside `on_event` (result already in place).
   void finish_sync(uint64_t token, outcome status, std::string error,
                    bool permanent) noexcept;
@@ -72,6 +84,8 @@ private:
   void invoke_current();
   void settle(outcome status, std::string error, bool permanent);
   void finish_current(outcome status, std::string error);
+  void start_parking(std::string reason);
+  void park(std::vector<event_ptr>& evs);
   void flush();
   void report_idle();
 
@@ -93,6 +107,8 @@ private:
   bool idle_reported_ = false;
   uint64_t finished_ = 0;
   batch_ptr out_;
+  bool parking_ = false;
+  uint64_t unpark_through_ = 0; // replayed events up to this id ended
 
   std::atomic<std::thread::id> sync_thread_{};
   bool sync_done_ = false;

@@ -1,7 +1,11 @@
 #pragma once
 
+#include <cstdint>
+#include <future>
 #include <memory>
 #include <vector>
+
+#include <caf/expected.hpp>
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
@@ -30,6 +34,10 @@ struct event_batch {
 
 using batch_ptr = std::shared_ptr<event_batch>;
 
+/// Where the supervisor answers an operator's replay or discard. If the
+/// supervisor ends first, the promise breaks and the caller sees `stopped`.
+using op_reply = std::shared_ptr<std::promise<caf::expected<uint64_t>>>;
+
 // Supervisor: events waiting in ingress.
 using drain_atom = caf::atom_constant<caf::atom("kl_drain")>;
 // Supervisor -> lane: more events; sink: finished events.
@@ -48,6 +56,12 @@ using resume_atom = caf::atom_constant<caf::atom("kl_resume")>;
 using timer_atom = caf::atom_constant<caf::atom("kl_timer")>;
 // Lane to itself: a backoff ended, try the head event again.
 using retry_atom = caf::atom_constant<caf::atom("kl_retry")>;
+// Lane -> supervisor: the key is parked (its lane parks what it gets).
+using parked_atom = caf::atom_constant<caf::atom("kl_parked")>;
+// Operator -> supervisor: replay a parked key.
+using replay_atom = caf::atom_constant<caf::atom("kl_replay")>;
+// Operator -> supervisor: discard a parked key.
+using discard_atom = caf::atom_constant<caf::atom("kl_discard")>;
 // Lane to itself: an attempt ran out of time.
 using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 
@@ -56,3 +70,4 @@ using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::result_box_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::key)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::op_reply)

@@ -44,6 +44,8 @@ private:
   uint64_t ok_ = 0;
   uint64_t skipped_ = 0;
   uint64_t failed_ = 0;
+  uint64_t parked_ = 0;
+  uint64_t retries_ = 0;
   std::vector<event_base*> ready_;
 };
 

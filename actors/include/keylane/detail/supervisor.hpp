@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <caf/event_based_actor.hpp>
@@ -20,12 +22,17 @@ class engine;
 /// on live lanes and the FIFO of keys waiting for a slot. A key is in one
 /// of three states: running (a lane is alive and takes its events),
 /// retiring (its lane runs `on_retire`; new events wait here) or waiting
-/// (no slot yet; its events wait here in order). Single-threaded, as every
-/// actor.
+/// (no slot yet; its events wait here in order). A key may also be parked:
+/// while its lane lives, the lane parks what it is sent; once the lane is
+/// gone, the supervisor parks the key's events itself, so the store gets
+/// them in order from one writer at a time. Operator calls (replay,
+/// discard) on a parked key wait until its lane is gone. Single-threaded,
+/// as every actor.
 class supervisor : public caf::event_based_actor {
 public:
   supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
-             handler_factory make, handler_params params);
+             handler_factory make, handler_params params,
+             std::vector<key> parked);
 
   caf::behavior make_behavior() override;
   void on_exit() override;
@@ -41,6 +48,8 @@ private:
     state st = state::waiting;
     bool touched = false;   // pending must go out at the end of this drain
     batch_ptr pending;      // events not yet sent to a lane
+    // Operator calls waiting for the lane to go (true: replay).
+    std::vector<std::pair<bool, op_reply>> ops;
   };
 
   void drain();
@@ -51,6 +60,12 @@ private:
   void on_retired(const key& k);
   void admit();
   void publish();
+  void write_parked();
+  void deliver_parked();
+  void operate(bool replay, const key& k, op_reply reply);
+  caf::expected<uint64_t> replay_now(const key& k);
+  caf::expected<uint64_t> discard_now(const key& k);
+  void route_ingress_of(const key& k);
 
   engine* eng_;
   caf::actor sink_;
@@ -63,6 +78,10 @@ private:
   std::deque<key> waiting_;
   std::vector<std::pair<const key*, entry*>> touched_;
   std::vector<event_base*> buf_;
+  std::unordered_set<key, key_hasher> parked_;
+  std::vector<event_ptr> to_park_; // of parked keys without a lane
+  size_t written_ = 0;             // how many of `to_park_` are stored
+  uint64_t replayed_ = 0;
   size_t active_ = 0;
   uint64_t peak_ = 0;
   uint64_t spawned_ = 0;

@@ -54,6 +54,20 @@ public:
     return true;
   }
 
+  /// Runs `fn(force)` under `k`'s shard lock, so no event of `k` is
+  /// admitted meanwhile; `force(n)` takes `n` slots of `k` past the limit
+  /// (for replayed events, which were accepted once already).
+  template <class F>
+  decltype(auto) locked(const key& k, F&& fn) {
+    auto& s = shards_[shard_index(k)];
+    std::lock_guard<std::mutex> guard{s.mtx};
+    auto force = [this, &s, &k](size_t n) {
+      if (limit_ != unbounded_limit && n > 0)
+        s.counts[k] += n;
+    };
+    return fn(force);
+  }
+
   /// Returns `n` slots of `k`.
   void release(const key& k, size_t n);
 

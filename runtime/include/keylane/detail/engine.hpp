@@ -23,9 +23,25 @@
 #include "keylane/detail/mpmc_queue.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/handler_registry.hpp"
+#include "keylane/park_store.hpp"
 #include "keylane/stats.hpp"
 
 namespace keylane::detail {
+
+/// What the engine needs of a payload type to park and replay its events;
+/// `runtime<P, R>` fills it from `codec<P>` and `P`'s copy constructor.
+struct payload_ops {
+  /// `park` writes bytes (a durable store can keep them).
+  bool bytes = false;
+  /// `park` keeps a copy of the payload (enough for a memory store).
+  bool copies = false;
+  /// Fills `rec.payload` (bytes) or `rec.object` (a copy) from `ev`.
+  std::function<caf::error(const event_base& ev, parked_record& rec,
+                           bool want_bytes)>
+    park;
+  /// A fresh, unsubmitted event for the payload of `rec`.
+  std::function<caf::expected<event_ptr>(const parked_record& rec)> revive;
+};
 
 /// The untyped core of a runtime: the actor system, ingress, window
 /// credit, per-key backlog, output queue and counters. `runtime<P, R>` is a
@@ -44,7 +60,7 @@ public:
 
   /// Builds the actor system and actors. Fails with `errc::startup_failed`.
   static caf::expected<std::unique_ptr<engine>>
-  start(settings cfg, handler_factory make, output_fn out);
+  start(settings cfg, handler_factory make, output_fn out, payload_ops ops);
 
   ~engine();
   engine(const engine&) = delete;
@@ -83,6 +99,25 @@ public:
   /// Rejects new events, ends the actors, reports what was not delivered.
   stop_report stop();
 
+  // -- operators --------------------------------------------------------------
+
+  /// Every parked key with its summary.
+  [[nodiscard]] caf::expected<std::vector<parked_key>> parked_keys();
+
+  /// The parked records of `k`, in order.
+  [[nodiscard]] caf::expected<std::vector<parked_record>>
+  parked_records(const key& k);
+
+  /// Resubmits the parked events of `k`, in order, ahead of any newer event
+  /// of `k`; returns how many. They get new sequence numbers.
+  [[nodiscard]] caf::expected<uint64_t> replay(const key& k);
+
+  /// Drops the parked events of `k` and un-parks it; returns how many.
+  [[nodiscard]] caf::expected<uint64_t> discard(const key& k);
+
+  /// The payload operations (for the typed front).
+  [[nodiscard]] const payload_ops& ops() const noexcept { return ops_; }
+
   /// A snapshot of the counters.
   [[nodiscard]] keylane::stats snapshot() const;
 
@@ -105,6 +140,35 @@ public:
 
   /// Hands events to the application, in the order given.
   void emit(event_base** evs, size_t n);
+
+  /// Moves `evs` (all of one key, in order) to the park store in one
+  /// transaction and marks them `parked`; each one's `error` holds its
+  /// reason. Events revived by a replay are in the store already and are
+  /// not written again. If the store refuses, they end `failed` with the
+  /// store's error instead: accounted for, never lost silently.
+  void park(event_ptr* evs, size_t n);
+
+  /// Records that replayed events of `k` up to store id `id` ended, so they
+  /// leave the store.
+  void unpark_through(const key& k, uint64_t id);
+
+  /// Runs `fn(force)` with no event of `k` entering ingress meanwhile
+  /// (see `backlog::locked`).
+  template <class F>
+  decltype(auto) with_key_locked(const key& k, F&& fn) {
+    return backlog_.locked(k, std::forward<F>(fn));
+  }
+
+  /// Takes up to `max` events from the ingress lane that carries `k`'s
+  /// events (call under `with_key_locked(k)` to empty it of `k`).
+  size_t dequeue_ingress_of(const key& k, event_base** buf, size_t max);
+
+  /// Gives replayed events new sequence numbers and window credit (under
+  /// `with_key_locked`, so newer events of their key get higher ones).
+  void accept_replayed(std::vector<event_ptr>& evs);
+
+  /// The park store, or null for `park = none`.
+  [[nodiscard]] park_store* store() noexcept { return store_.get(); }
 
   /// Records events that `stop` ended before delivery.
   void abandon(event_ptr ev, const char* stage);
@@ -133,13 +197,18 @@ public:
     std::atomic<uint64_t> ok{0};
     std::atomic<uint64_t> skipped{0};
     std::atomic<uint64_t> failed{0};
+    std::atomic<uint64_t> parked{0};
+    std::atomic<uint64_t> retries{0};
+    std::atomic<uint64_t> replayed{0};
   };
 
   /// Counters written by the actors.
   published& counters() noexcept { return pub_; }
 
 private:
-  engine(settings cfg, output_fn out);
+  engine(settings cfg, output_fn out, payload_ops ops);
+  caf::error open_store();
+  caf::expected<uint64_t> ask_supervisor(bool replay, const key& k);
   void wake_supervisor();
   void credit(size_t n);
   void consume_loop();
@@ -149,6 +218,8 @@ private:
 
   settings cfg_;
   output_fn out_;
+  payload_ops ops_;
+  std::unique_ptr<park_store> store_;
 
   // Producers bump these on every submit: each on its own cache line.
   alignas(64) std::atomic<uint64_t> next_seq_{0};

@@ -34,6 +34,9 @@ struct event_base {
   std::string error;
   /// Handler attempts made (more than one when it was retried).
   uint32_t attempts = 0;
+  /// Its park store id while it is parked, or when `replay` revived it from
+  /// the store (then it leaves the store once it ends); 0 otherwise.
+  uint64_t park_id = 0;
 };
 
 /// Deletes an event; used by containers that hold raw owning pointers.

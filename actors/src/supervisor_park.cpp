@@ -1,0 +1,117 @@
+// The supervisor's side of parking: events of parked keys without a lane,
+// and the operator calls replay and discard.
+
+#include "keylane/detail/supervisor.hpp"
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/engine.hpp"
+
+namespace keylane::detail {
+
+void supervisor::write_parked() {
+  if (written_ == to_park_.size())
+    return;
+  eng_->park(to_park_.data() + written_, to_park_.size() - written_);
+  written_ = to_park_.size();
+}
+
+void supervisor::deliver_parked() {
+  if (to_park_.empty())
+    return;
+  auto b = std::make_shared<event_batch>(eng_, "completed");
+  b->items.reserve(to_park_.size());
+  for (auto& ev : to_park_) {
+    eng_->release_backlog(ev->k, 1);
+    b->items.push_back(std::move(ev));
+  }
+  to_park_.clear();
+  written_ = 0;
+  send(sink_, events_atom::value, std::move(b));
+}
+
+void supervisor::operate(bool replay, const key& k, op_reply reply) {
+  if (parked_.count(k) == 0) {
+    reply->set_value(uint64_t{0});
+    return;
+  }
+  auto i = keys_.find(k);
+  if (i != keys_.end() && i->second.lane) {
+    // Its lane still parks events it was sent: act once it is gone, so the
+    // store holds every one of them.
+    i->second.ops.emplace_back(replay, std::move(reply));
+    return;
+  }
+  reply->set_value(replay ? replay_now(k) : discard_now(k));
+  publish();
+}
+
+void supervisor::route_ingress_of(const key& k) {
+  // Every event of `k` submitted so far is in ingress or routed; take the
+  // rest now, so they are parked (and replayed or discarded) with the others.
+  for (;;) {
+    auto n = eng_->dequeue_ingress_of(k, buf_.data(), buf_.size());
+    if (n == 0)
+      break;
+    for (size_t i = 0; i < n; ++i)
+      route(event_ptr{buf_[i]});
+  }
+}
+
+caf::expected<uint64_t> supervisor::replay_now(const key& k) {
+  caf::expected<uint64_t> result = uint64_t{0};
+  std::vector<event_ptr> revived;
+  // Under `k`'s lock: nothing of `k` is admitted meanwhile, so events of `k`
+  // submitted later get sequence numbers after the replayed ones.
+  eng_->with_key_locked(k, [&](auto force) {
+    route_ingress_of(k);
+    write_parked(); // backlog releases wait: they take the lock we hold
+    auto recs = eng_->store()->records(k);
+    if (!recs) {
+      result = std::move(recs.error());
+      return;
+    }
+    revived.reserve(recs->size());
+    for (const auto& r : *recs) {
+      auto ev = eng_->ops().revive(r);
+      if (!ev) {
+        result = make_error(errc::codec_failed,
+                            "cannot replay parked event " + std::to_string(r.id)
+                              + " of " + k.to_string() + ": "
+                              + render(ev.error()));
+        revived.clear();
+        return;
+      }
+      (*ev)->park_id = r.id;
+      revived.push_back(std::move(*ev));
+    }
+    eng_->accept_replayed(revived);
+    force(revived.size());
+    result = revived.size();
+  });
+  deliver_parked();
+  if (result) {
+    parked_.erase(k);
+    replayed_ += revived.size();
+    for (auto& ev : revived)
+      route(std::move(ev));
+  }
+  flush_touched();
+  return result;
+}
+
+caf::expected<uint64_t> supervisor::discard_now(const key& k) {
+  caf::expected<uint64_t> result = uint64_t{0};
+  eng_->with_key_locked(k, [&](auto) {
+    route_ingress_of(k);
+    write_parked();
+    result = eng_->store()->discard(k);
+  });
+  deliver_parked();
+  if (result)
+    parked_.erase(k);
+  flush_touched();
+  return result;
+}
+
+} // namespace keylane::detail

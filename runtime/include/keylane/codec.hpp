@@ -1,0 +1,56 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
+#include <caf/detail/type_traits.hpp>
+#include <caf/expected.hpp>
+
+#include "keylane/errc.hpp"
+
+namespace keylane {
+
+/// Turns a payload into bytes for a durable park store and back. The
+/// default works for every type CAF can serialise: arithmetic types,
+/// strings, standard containers, and your own types with an `inspect`
+/// overload (see CAF's manual, "Type Inspection"). Specialise
+/// `keylane::codec<T>` for anything else, with `available = true`.
+/// Without a codec, events can still be parked in memory if `T` is
+/// copyable; `park.store = "sqlite"` needs one.
+template <class T, class = void>
+struct codec {
+  /// Whether `encode` and `decode` exist for `T`.
+  static constexpr bool available = caf::detail::is_serializable<T>::value
+                                    && std::is_default_constructible_v<T>;
+
+  /// The bytes of `x`.
+  static caf::expected<std::string> encode(const T& x) {
+    std::vector<char> buf;
+    caf::binary_serializer out{nullptr, buf};
+    if (auto err = out(const_cast<T&>(x)))
+      return make_error(errc::codec_failed,
+                        "cannot encode payload: " + caf::to_string(err));
+    return std::string{buf.begin(), buf.end()};
+  }
+
+  /// The value `encode` wrote into `bytes`.
+  static caf::expected<T> decode(std::string_view bytes) {
+    T x{};
+    caf::binary_deserializer in{nullptr, bytes.data(), bytes.size()};
+    if (auto err = in(x))
+      return make_error(errc::codec_failed,
+                        "cannot decode payload: " + caf::to_string(err));
+    if (in.remaining() != 0)
+      return make_error(errc::codec_failed,
+                        "cannot decode payload: "
+                          + std::to_string(in.remaining())
+                          + " bytes left over");
+    return x;
+  }
+};
+
+} // namespace keylane
