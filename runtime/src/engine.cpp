@@ -303,6 +303,8 @@ void engine::abandon(event_ptr ev, const char* stage) {
     return;
   std::lock_guard<std::mutex> guard{abandoned_mtx_};
   abandoned_.push_back(unfinished_event{ev->seq, ev->k, stage});
+  if (cfg_.park == park_mode::sqlite && ev->status == outcome::pending)
+    to_keep_.push_back(std::move(ev));
 }
 
 void engine::actor_started() noexcept {
@@ -354,6 +356,7 @@ stop_report engine::stop() {
   }
   std::sort(report_.unfinished.begin(), report_.unfinished.end(),
             [](auto& x, auto& y) { return x.seq < y.seq; });
+  keep_unfinished();
   return report_;
 }
 

@@ -3,6 +3,7 @@
 
 #include "keylane/detail/engine.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <future>
 #include <iostream>
@@ -98,6 +99,32 @@ void engine::park(event_ptr* evs, size_t n) {
     } else {
       ev.status = outcome::parked;
     }
+  }
+}
+
+void engine::keep_unfinished() {
+  // The actors are gone: no other writer. Each key's events go in its
+  // submission order, behind what its key had parked already.
+  std::vector<event_ptr> evs;
+  {
+    std::lock_guard<std::mutex> guard{abandoned_mtx_};
+    evs.swap(to_keep_);
+  }
+  if (evs.empty())
+    return;
+  std::sort(evs.begin(), evs.end(),
+            [](auto& x, auto& y) { return x->seq < y->seq; });
+  for (auto& ev : evs)
+    ev->error = "the runtime stopped before it finished";
+  park(evs.data(), evs.size());
+  auto& out = report_.unfinished;
+  for (auto& ev : evs) {
+    if (ev->status != outcome::parked)
+      continue;
+    auto i = std::lower_bound(out.begin(), out.end(), ev->seq,
+                              [](auto& u, uint64_t s) { return u.seq < s; });
+    if (i != out.end() && i->seq == ev->seq)
+      i->kept = true;
   }
 }
 

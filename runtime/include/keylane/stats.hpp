@@ -57,6 +57,9 @@ struct unfinished_event {
   /// "queued" (never started), "running" (its handler had not finished),
   /// "completed" (ended but not delivered).
   std::string stage;
+  /// True if it was written to the durable park store (`park = sqlite`):
+  /// its key is parked when the runtime starts again on that store.
+  bool kept = false;
 };
 
 /// What `stop()` reports.

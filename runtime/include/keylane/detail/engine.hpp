@@ -209,6 +209,7 @@ private:
   engine(settings cfg, output_fn out, payload_ops ops);
   caf::error open_store();
   caf::expected<uint64_t> ask_supervisor(bool replay, const key& k);
+  void keep_unfinished();
   void wake_supervisor();
   void credit(size_t n);
   void consume_loop();
@@ -248,6 +249,7 @@ private:
   std::atomic<int> waiters_{0};
   std::mutex abandoned_mtx_;
   std::vector<unfinished_event> abandoned_;
+  std::vector<event_ptr> to_keep_; // unfinished, for the durable store
 
   published pub_;
   std::thread consumer_;
