@@ -2,9 +2,11 @@
 # at the bottom. An example counts as passing when it exits with 0 *and* prints
 # what it must; PASS_REGULAR_EXPRESSION alone ignores the exit code, so an
 # example that printed its result and then crashed in shutdown would pass.
+# A run that must fail names the exit status it must fail with (EXIT).
 #
 # Included by tests/CMakeLists.txt this file adds the tests; run as `cmake -P`
-# it is the check itself: -DPASS=<regex> -P examples_smoke.cmake -- <exe> <args...>
+# it is the check itself:
+#   -DPASS=<regex> [-DEXIT=<status>] -P examples_smoke.cmake -- <exe> <args...>
 
 if(CMAKE_SCRIPT_MODE_FILE)
   include("${CMAKE_CURRENT_LIST_DIR}/script_args.cmake")
@@ -12,11 +14,14 @@ if(CMAKE_SCRIPT_MODE_FILE)
   if(NOT cmd)
     message(FATAL_ERROR "usage: cmake -DPASS=<regex> -P examples_smoke.cmake -- <exe> [args...]")
   endif()
+  if(NOT DEFINED EXIT)
+    set(EXIT 0)
+  endif()
   execute_process(COMMAND ${cmd} RESULT_VARIABLE rc
     OUTPUT_VARIABLE out ERROR_VARIABLE out)
   message("${out}")
-  if(NOT rc STREQUAL "0")
-    message(FATAL_ERROR "example failed: '${cmd}' exited with ${rc}")
+  if(NOT rc STREQUAL "${EXIT}")
+    message(FATAL_ERROR "example failed: '${cmd}' exited with ${rc}, not ${EXIT}")
   endif()
   if(NOT out MATCHES "${PASS}")
     message(FATAL_ERROR "example failed: '${cmd}' printed nothing matching /${PASS}/")
@@ -35,18 +40,45 @@ endif()
 set(keylane_smoke_script "${CMAKE_CURRENT_LIST_FILE}")
 
 # Adds the test "example: <name>" when the example's target exists: runs the
-# target with the arguments after `pass_regex`; its output must match that.
-function(keylane_smoke_example name target pass_regex)
+# target with the arguments after `pass_regex`; it must exit with `exit_status`
+# and its output (stdout and stderr) must match `pass_regex`.
+function(keylane_smoke_example_exit name target exit_status pass_regex)
   if(NOT TARGET ${target})
     return()
   endif()
   add_test(NAME "example: ${name}"
-    COMMAND ${CMAKE_COMMAND} "-DPASS=${pass_regex}"
+    COMMAND ${CMAKE_COMMAND} "-DPASS=${pass_regex}" "-DEXIT=${exit_status}"
             -P "${keylane_smoke_script}" -- $<TARGET_FILE:${target}> ${ARGN})
   set_tests_properties("example: ${name}" PROPERTIES LABELS "example" TIMEOUT 300)
 endfunction()
+
+# The same, for a run that must succeed (exit status 0).
+function(keylane_smoke_example name target pass_regex)
+  keylane_smoke_example_exit("${name}" ${target} 0 "${pass_regex}" ${ARGN})
+endfunction()
+
+# The JSON members of `ledger --scenario retry` that users' scripts rely on,
+# with the scenario's expected values ([{] and [}]: literal braces).
+set(keylane_ledger_retry_json
+  "\"order_kept\": true, \"parked\": [{]\"acct-9\": 5[}], \"retried\": [{]\"acct-5\": 2[}], \"replayed_in_order\": true, \"as_expected\": true")
 
 #                     test name  target  must print    arguments
 keylane_smoke_example(ledger     ledger  "key_lanes"   --json)
 keylane_smoke_example("ledger with its config file" ledger "key_lanes"
   --json --config ${PROJECT_SOURCE_DIR}/examples/ledger/ledger.toml)
+keylane_smoke_example("ledger retry scenario" ledger "${keylane_ledger_retry_json}"
+  --scenario retry --json)
+keylane_smoke_example("ledger retry scenario with its config file" ledger
+  "${keylane_ledger_retry_json}" --scenario retry --json
+  --config ${PROJECT_SOURCE_DIR}/examples/ledger/retry.toml)
+keylane_smoke_example("ledger retry scenario in words" ledger
+  "result: as expected" --scenario retry)
+# The checks are not vacuous: too few attempts for acct-5's two failures park
+# it too, and the program says so and fails.
+keylane_smoke_example_exit("ledger retry scenario notices too few attempts"
+  ledger 1 "\"as_expected\": false.*retry.max_attempts = 2 is too few"
+  --scenario retry --json --set retry.max_attempts=2)
+keylane_smoke_example_exit("ledger rejects an unknown scenario" ledger 2
+  "--scenario must be hot or retry, got 'cold'" --scenario cold)
+keylane_smoke_example_exit("ledger rejects a bad --set" ledger 2
+  "--set retry.max_attempts=0" --scenario retry --set retry.max_attempts=0)

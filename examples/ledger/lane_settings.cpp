@@ -15,6 +15,17 @@ keylane::settings default_settings() {
   return s;
 }
 
+keylane::settings retry_settings() {
+  auto s = default_settings();
+  s.max_attempts = 4;
+  s.initial_backoff_ms = 5;
+  s.backoff_multiplier = 2.0;
+  s.max_backoff_ms = 50;
+  s.jitter = keylane::jitter_mode::full;
+  s.park = keylane::park_mode::memory;
+  return s;
+}
+
 std::vector<std::string> settings_problems(const keylane::settings& cfg) {
   std::vector<std::string> out;
   if (cfg.handler != handler_name)

@@ -19,6 +19,11 @@ inline constexpr const char* handler_name = "ledger";
 /// "ledger".
 [[nodiscard]] keylane::settings default_settings();
 
+/// The defaults of the retry scenario, equal to retry.toml: the defaults
+/// above plus up to 4 attempts per event with short backoffs (5 ms doubling
+/// to at most 50 ms, full jitter) and parking in memory.
+[[nodiscard]] keylane::settings retry_settings();
+
 /// What is wrong with `cfg` for this program (wrong handler name, bad
 /// `[handler.ledger]` values); empty when it is fine.
 [[nodiscard]] std::vector<std::string>

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <caf/meta/type_name.hpp>
+
 namespace ledger {
 
 /// What an event does to its account.
@@ -30,6 +32,17 @@ struct ledger_event {
   /// The simulated database round trip this event costs.
   std::chrono::microseconds latency{0};
 };
+
+/// Visits the fields of `x` for CAF's serializers, so keylane's default
+/// codec can park events in a durable store (`park.store = "sqlite"`).
+/// It sits next to the type on purpose: every file that instantiates
+/// `keylane::runtime<ledger_event, ...>` must see it, or the instantiations
+/// disagree about whether the type has a codec.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ledger_event& x) {
+  return f(caf::meta::type_name("ledger_event"), x.account, x.index, x.kind,
+           x.amount, x.latency);
+}
 
 /// The shape of a workload.
 struct workload_spec {
