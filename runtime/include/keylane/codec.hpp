@@ -20,7 +20,10 @@ namespace keylane {
 /// overload (see CAF's manual, "Type Inspection"). Specialise
 /// `keylane::codec<T>` for anything else, with `available = true`.
 /// Without a codec, events can still be parked in memory if `T` is
-/// copyable; `park.store = "sqlite"` needs one.
+/// copyable; `park.store = "sqlite"` needs one. Declare `inspect` (or the
+/// specialisation) next to `T` itself: every file that uses a runtime of
+/// `T` must see the same codec, or the program breaks the one-definition
+/// rule and may link a runtime that believes `T` has none.
 template <class T, class = void>
 struct codec {
   /// Whether `encode` and `decode` exist for `T`.
