@@ -14,21 +14,28 @@ lane::lane(caf::actor_config& cfg, std::shared_ptr<args> a)
     eng_(a->eng),
     supervisor_(std::move(a->supervisor)),
     sink_(std::move(a->sink)),
-    key_(std::move(a->k)),
-    handler_(std::move(a->handler)),
-    broken_(std::move(a->handler_error)),
     cfg_(*a->cfg),
     batch_limit_(std::max<size_t>(1, a->cfg->lane_batch)),
-    rng_(key_.hash() ^ reinterpret_cast<uintptr_t>(this)) {
+    rng_(a->k.hash() ^ reinterpret_cast<uintptr_t>(this)) {
   eng_->actor_started();
   out_ = std::make_shared<event_batch>(eng_, "completed");
-  if (a->first)
-    take(std::move(a->first));
+  bind(*a);
 }
 
 lane::~lane() = default;
 
-caf::behavior lane::make_behavior() {
+void lane::bind(args& a) {
+  key_ = std::move(a.k);
+  handler_ = std::move(a.handler);
+  broken_ = std::move(a.handler_error);
+  parking_ = false;
+  idle_reported_ = false;
+  finished_ = 0;
+  if (a.first)
+    take(std::move(a.first));
+}
+
+void lane::activate() {
   if (handler_) {
     handler_->self_ = this;
     handler_->key_ = &key_;
@@ -42,6 +49,30 @@ caf::behavior lane::make_behavior() {
   } else if (broken_.empty()) {
     broken_ = "no handler";
   }
+}
+
+void lane::retire(bool keep) {
+  if (handler_) {
+    try {
+      handler_->on_retire(key_);
+    } catch (...) {
+      // State could not be flushed; the events themselves are done.
+    }
+  }
+  // The handler dies before the slot is handed on, so live handler
+  // instances never exceed the cap either.
+  handler_.reset();
+  timers_.clear();
+  // A response handler its handler left pending would run for the next
+  // key: such a lane is not reused.
+  keep = keep && awaited_responses_.empty() && multiplexed_responses_.empty();
+  send(supervisor_, retired_atom::value, key_, keep);
+  if (!keep)
+    quit();
+}
+
+caf::behavior lane::make_behavior() {
+  activate();
   run();
   return {
     [this](events_atom, batch_ptr& b) {
@@ -92,20 +123,11 @@ caf::behavior lane::make_behavior() {
       }
       run();
     },
-    [this](retire_atom) {
-      if (handler_) {
-        try {
-          handler_->on_retire(key_);
-        } catch (...) {
-          // State could not be flushed; the events themselves are done.
-        }
-      }
-      // The handler dies before the slot is handed on, so live handler
-      // instances never exceed the cap either.
-      handler_.reset();
-      timers_.clear();
-      send(supervisor_, retired_atom::value, key_);
-      quit();
+    [this](retire_atom, bool keep) { retire(keep); },
+    [this](bind_atom, args_ptr& a) {
+      bind(*a);
+      activate();
+      run();
     },
   };
 }

@@ -18,7 +18,10 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
     make_(std::move(make)),
     params_(std::move(params)),
     cap_(eng->config().max_active_keys),
-    ingress_batch_(eng->config().ingress_batch) {
+    ingress_batch_(eng->config().ingress_batch),
+    // Enough to absorb the churn of lanes retiring and starting; few enough
+    // that idle memory stays near nothing.
+    pool_limit_(std::min<size_t>(cap_, 256)) {
   eng_->actor_started();
   buf_.resize(256);
   for (auto& k : parked)
@@ -31,7 +34,7 @@ caf::behavior supervisor::make_behavior() {
     [this](idle_atom, const key& k, uint64_t finished) {
       on_idle(k, finished);
     },
-    [this](retired_atom, const key& k) { on_retired(k); },
+    [this](retired_atom, const key& k, bool kept) { on_retired(k, kept); },
     [this](parked_atom, const key& k) { parked_.insert(k); },
     [this](replay_atom, const key& k, op_reply& reply) {
       operate(true, k, std::move(reply));
@@ -130,12 +133,18 @@ void supervisor::start_lane(const key& k, entry& e) {
   ++spawned_;
   if (active_ > peak_)
     peak_ = active_;
-  // Published before the spawn, so whoever sees an output of this lane
-  // sees the lane counted.
+  // Published before the lane starts, so whoever sees an output of this
+  // lane sees the lane counted.
   publish();
-  // Not linked: CAF keeps links in a list, so unlinking each retiring lane
-  // would cost O(live lanes). `on_exit` ends the lanes instead.
-  e.lane = spawn<lane>(std::move(a));
+  if (!pool_.empty()) {
+    e.lane = std::move(pool_.back());
+    pool_.pop_back();
+    send(e.lane, bind_atom::value, std::move(a));
+  } else {
+    // Not linked: CAF keeps links in a list, so unlinking each retiring
+    // lane would cost O(live lanes). `on_exit` ends the lanes instead.
+    e.lane = spawn<lane>(std::move(a));
+  }
   e.st = state::running;
 }
 
@@ -151,16 +160,25 @@ void supervisor::on_idle(const key& k, uint64_t finished) {
   if (e.forwarded != finished || (e.pending && !e.pending->items.empty()))
     return;
   e.st = state::retiring;
-  send(e.lane, retire_atom::value);
+  e.pool_slot = pool_.size() + reserved_ < pool_limit_;
+  if (e.pool_slot)
+    ++reserved_;
+  send(e.lane, retire_atom::value, e.pool_slot);
 }
 
-void supervisor::on_retired(const key& k) {
+void supervisor::on_retired(const key& k, bool kept) {
   auto i = keys_.find(k);
   if (i == keys_.end())
     return;
   auto& e = i->second;
   --active_;
   ++retired_;
+  if (e.pool_slot) {
+    e.pool_slot = false;
+    --reserved_;
+    if (kept)
+      pool_.push_back(std::move(e.lane));
+  }
   e.lane = nullptr;
   e.forwarded = 0;
   if (parked_.count(k) != 0) {
@@ -216,6 +234,9 @@ void supervisor::on_exit() {
       for (auto& ev : e.pending->items)
         eng_->abandon(std::move(ev), "queued");
   }
+  for (auto& l : pool_)
+    caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
+  pool_.clear();
   for (auto& ev : to_park_)
     eng_->abandon(std::move(ev), "queued");
   to_park_.clear();

@@ -36,7 +36,8 @@ struct stats {
   uint64_t peak_active_lanes = 0;
   /// Keys waiting for a lane slot.
   uint64_t waiting_keys = 0;
-  /// Lanes spawned so far.
+  /// Lanes started so far, one per key activation (a retired lane actor
+  /// may be reused for a later one).
   uint64_t lanes_spawned = 0;
   /// Lanes retired so far.
   uint64_t lanes_retired = 0;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/event_based_actor.hpp>
 
 #include "keylane/config.hpp"
@@ -35,7 +36,11 @@ class engine;
 /// good, it and every event queued behind it go to the park store, in
 /// order; from then on the lane parks whatever it is sent, and tells the
 /// supervisor, which parks the key's events itself once the lane is gone.
-/// All members are touched by the actor only,
+/// A retired lane may be kept in the supervisor's pool and bound to another
+/// key later (spawning an actor per activation costs more than the key's
+/// work); it is kept only if no response handler of its last handler is
+/// still pending, and tokens keep rising across keys, so nothing of the
+/// previous key can reach the next. All members are touched by the actor only,
 /// except `sync_thread_`, read by completions on other threads.
 class lane : public caf::event_based_actor {
 public:
@@ -51,6 +56,8 @@ public:
   };
 
   lane(caf::actor_config& cfg, std::shared_ptr<args> a);
+
+  using args_ptr = std::shared_ptr<args>;
   ~lane() override;
 
   caf::behavior make_behavior() override;
@@ -79,6 +86,9 @@ public:
   void schedule(caf::timespan delay, std::function<void()> fn);
 
 private:
+  void bind(args& a);
+  void activate();
+  void retire(bool keep);
   void take(batch_ptr b);
   void run();
   void invoke_current();
@@ -121,3 +131,5 @@ private:
 };
 
 } // namespace keylane::detail
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::lane::args_ptr)

@@ -46,6 +46,8 @@ using events_atom = caf::atom_constant<caf::atom("kl_events")>;
 using idle_atom = caf::atom_constant<caf::atom("kl_idle")>;
 // Supervisor -> lane: nothing else is coming, retire.
 using retire_atom = caf::atom_constant<caf::atom("kl_retire")>;
+// Supervisor -> pooled lane: serve this key now.
+using bind_atom = caf::atom_constant<caf::atom("kl_bind")>;
 // Lane -> supervisor: on_retire ran, slot is free.
 using retired_atom = caf::atom_constant<caf::atom("kl_retired")>;
 // Completion from outside the handler's call frame.

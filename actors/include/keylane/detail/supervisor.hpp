@@ -47,6 +47,7 @@ private:
     uint64_t forwarded = 0; // events sent to the current lane
     state st = state::waiting;
     bool touched = false;   // pending must go out at the end of this drain
+    bool pool_slot = false; // its retiring lane may stay in the pool
     batch_ptr pending;      // events not yet sent to a lane
     // Operator calls waiting for the lane to go (true: replay).
     std::vector<std::pair<bool, op_reply>> ops;
@@ -57,7 +58,7 @@ private:
   void flush_touched();
   void start_lane(const key& k, entry& e);
   void on_idle(const key& k, uint64_t finished);
-  void on_retired(const key& k);
+  void on_retired(const key& k, bool kept);
   void admit();
   void publish();
   void write_parked();
@@ -82,6 +83,11 @@ private:
   std::vector<event_ptr> to_park_; // of parked keys without a lane
   size_t written_ = 0;             // how many of `to_park_` are stored
   uint64_t replayed_ = 0;
+  // Retired lanes kept for the next key that needs one; `reserved_` counts
+  // lanes told to stay that have not reported back yet.
+  std::vector<caf::actor> pool_;
+  size_t reserved_ = 0;
+  size_t pool_limit_;
   size_t active_ = 0;
   uint64_t peak_ = 0;
   uint64_t spawned_ = 0;

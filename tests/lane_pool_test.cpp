@@ -1,0 +1,168 @@
+// Retired lane actors are reused for later keys: nothing of a key's handler
+// may reach the next key served by the same actor.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include <keylane/runtime.hpp>
+
+using namespace keylane;
+using namespace std::chrono_literals;
+
+namespace {
+
+using rt_type = runtime<int, int>;
+using late_atom = caf::atom_constant<caf::atom("late")>;
+using answer_atom = caf::atom_constant<caf::atom("answer")>;
+
+// Answers every request after `delay`, so the answer finds the asking lane
+// retired.
+class slow_echo : public caf::event_based_actor {
+public:
+  slow_echo(caf::actor_config& cfg, std::chrono::milliseconds delay)
+    : caf::event_based_actor(cfg), delay_(delay) {}
+
+  caf::behavior make_behavior() override {
+    return {
+      [this](late_atom, int x) {
+        auto rp = make_response_promise();
+        auto id = ++next_;
+        pending_.emplace(id, rp);
+        delayed_send(this, delay_, answer_atom::value, id, x);
+        return rp;
+      },
+      [this](answer_atom, uint64_t id, int x) {
+        auto i = pending_.find(id);
+        if (i == pending_.end())
+          return;
+        i->second.deliver(x);
+        pending_.erase(i);
+      },
+    };
+  }
+
+private:
+  std::chrono::milliseconds delay_;
+  uint64_t next_ = 0;
+  std::map<uint64_t, caf::response_promise> pending_;
+};
+
+struct counters {
+  std::atomic<int> live{0};
+  std::atomic<int> answers_after_retire{0};
+  std::atomic<int> answers{0};
+  caf::actor echo;
+};
+
+// Finishes each event at once but leaves a request open whose answer
+// comes after the lane retired; the answer's handler checks its handler
+// is still the live one.
+struct leaves_request_open : handler<int, int> {
+  explicit leaves_request_open(counters* c) : c_(c) { ++c_->live; }
+  ~leaves_request_open() override { --c_->live; }
+  void on_event(int& x, completion<int> done) override {
+    auto alive = alive_;
+    self()->request(c_->echo, caf::infinite, late_atom::value, x)
+      .then([c = c_, alive](int) {
+        ++c->answers;
+        if (!*alive)
+          ++c->answers_after_retire;
+      },
+      [](caf::error&) {});
+    done.ok(x);
+  }
+  void on_retire(const key&) override { *alive_ = false; }
+  counters* c_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+} // namespace
+
+TEST_CASE("a lane whose handler left a request open is not reused, so the "
+          "answer never reaches a later key's handler",
+          "[lane][pool]") {
+  counters c;
+  settings cfg;
+  cfg.threads = 2;
+  cfg.max_active_keys = 2;
+  cfg.order = order_mode::none;
+  handler_factory make = [&c](const handler_params&) {
+    return std::make_unique<leaves_request_open>(&c);
+  };
+  auto rt = rt_type::start(cfg, make);
+  REQUIRE(rt);
+  c.echo = (*rt)->system().spawn<slow_echo>(std::chrono::milliseconds{20});
+  constexpr int n = 40;
+  for (int i = 0; i < n; ++i) {
+    REQUIRE((*rt)->submit(key{uint64_t(i)}, int{i}));
+    std::unique_ptr<rt_type::event_type> out;
+    REQUIRE((*rt)->pull(out, 10s));
+    CHECK(out->status == outcome::ok);
+  }
+  // A retired lane that kept its request open quit, taking the response
+  // handler with it: no answer ever runs against a retired handler.
+  auto deadline = std::chrono::steady_clock::now() + 2s;
+  while (std::chrono::steady_clock::now() < deadline
+         && (*rt)->stats().active_lanes > 0)
+    std::this_thread::sleep_for(5ms);
+  std::this_thread::sleep_for(50ms); // let every answer arrive
+  CHECK(c.answers_after_retire == 0);
+  CHECK((*rt)->stats().lanes_spawned == n);
+  caf::anon_send_exit(c.echo, caf::exit_reason::user_shutdown);
+  c.echo = nullptr;
+  (*rt)->stop();
+  CHECK(c.live == 0);
+}
+
+TEST_CASE("whether its lane actor is new or reused, every key gets a fresh "
+          "handler and only its own events",
+          "[lane][pool]") {
+  std::atomic<int> live{0};
+  struct fresh : handler<int, int> {
+    explicit fresh(std::atomic<int>* l) : live_(l) { ++*live_; }
+    ~fresh() override { --*live_; }
+    void on_activate(const key& k) override { k_ = k; }
+    void on_event(int& x, completion<int> done) override {
+      // The key's events carry the key's own number.
+      done.ok(current_key() == k_ && key{uint64_t(x % 1000)} == k_ ? ++n_ : -1);
+    }
+    std::atomic<int>* live_;
+    key k_;
+    int n_ = 0;
+  };
+  settings cfg;
+  cfg.threads = 2;
+  cfg.max_active_keys = 4;
+  cfg.order = order_mode::per_key;
+  handler_factory make = [&live](const handler_params&) {
+    return std::make_unique<fresh>(&live);
+  };
+  auto rt = rt_type::start(cfg, make);
+  REQUIRE(rt);
+  constexpr int keys = 50, rounds = 6;
+  for (int r = 0; r < rounds; ++r)
+    for (int k = 0; k < keys; ++k)
+      REQUIRE((*rt)->submit(key{uint64_t(k)}, int{r * 1000 + k}));
+  std::map<int, int> last; // key -> last count seen
+  for (int i = 0; i < keys * rounds; ++i) {
+    std::unique_ptr<rt_type::event_type> out;
+    REQUIRE((*rt)->pull(out, 10s));
+    REQUIRE(out->status == outcome::ok);
+    REQUIRE(out->result);
+    auto k = out->payload % 1000;
+    CHECK(*out->result >= 1);
+    // A count restarts at 1 when the key got a new handler; it never
+    // continues another key's count.
+    CHECK((*out->result == 1 || *out->result == last[k] + 1));
+    last[k] = *out->result;
+  }
+  CHECK((*rt)->stats().peak_active_lanes <= 4);
+  (*rt)->stop();
+  CHECK(live == 0);
+}
