@@ -72,7 +72,7 @@ const auto t0 = std::chrono::system_clock::time_point{
 parked_record rec(key k, uint64_t seq, std::string payload,
                   std::string reason = "key parked", uint32_t attempts = 0,
                   std::chrono::system_clock::time_point at = t0) {
-  return parked_record{0,        seq, std::move(k), std::move(payload),
+  return parked_record{0, seq, std::move(k), std::move(payload),
                        std::move(reason), attempts, at, nullptr};
 }
 
