@@ -110,7 +110,11 @@ public:
   /// event that was not delivered. Called by the destructor if needed.
   stop_report stop() { return eng_->stop(); }
 
-  // -- parked keys (operator API; thread-safe) --------------------------------
+  // -- parked keys (operator API) ----------------------------------------------
+  //
+  // Thread-safe, but not against `stop()`, and not for handlers: `replay`
+  // and `discard` wait for the supervisor actor, which a handler holding a
+  // worker thread may keep from running.
 
   /// Every parked key: how many events, the first failure, when.
   [[nodiscard]] caf::expected<std::vector<parked_key>> parked_keys() const {
