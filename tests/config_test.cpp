@@ -69,6 +69,7 @@ void require_equal(const settings& a, const settings& b) {
   CHECK(a.overflow == b.overflow);
   CHECK(a.lane_batch == b.lane_batch);
   CHECK(a.ingress_batch == b.ingress_batch);
+  CHECK(a.lane_linger_ms == b.lane_linger_ms);
   CHECK(a.scheduler == b.scheduler);
   CHECK(a.threads == b.threads);
   CHECK(a.max_throughput == b.max_throughput);
@@ -289,7 +290,8 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
   check_all({
     {"[runtime]\nwindow = 4\nwindw = 5\n",
      "t.toml:3: unknown key runtime.windw (known keys: max_active_keys, "
-     "window, order, key_backlog, overflow, lane_batch, ingress_batch)"},
+     "window, order, key_backlog, overflow, lane_batch, ingress_batch, "
+     "lane_linger_ms)"},
     {"[scheduler]\nthread = 5\n",
      "t.toml:2: unknown key scheduler.thread (known keys: policy, threads, "
      "max_throughput)"},
@@ -418,6 +420,7 @@ TEST_CASE("to_toml renders settings that parse back to equal values",
     s.overflow = overflow_policy::reject;
     s.lane_batch = 1;
     s.ingress_batch = 1000000;
+    s.lane_linger_ms = 0;
     s.scheduler = scheduler_policy::stealing;
     s.threads = 1024;
     s.max_throughput = 9223372036854775807u;
@@ -672,14 +675,14 @@ TEST_CASE("an unknown, empty or malformed override key lists the known keys",
     {{"runtime.windw=5"},
      "--set runtime.windw=5: unknown key runtime.windw (known keys: "
      "max_active_keys, window, order, key_backlog, overflow, lane_batch, "
-     "ingress_batch)"},
+     "ingress_batch, lane_linger_ms)"},
     {{"sink.window=4"},
      "--set sink.window=4: unknown key sink (known keys: runtime, scheduler, "
      "retry, park, log, handler)"},
     {{"runtime=5"},
      "--set runtime=5: runtime is a table; name one of its keys (known keys: "
      "max_active_keys, window, order, key_backlog, overflow, lane_batch, "
-     "ingress_batch)"},
+     "ingress_batch, lane_linger_ms)"},
     {{"handler=ledger"},
      "--set handler=ledger: handler is a table; name one of its keys (known "
      "keys: name, and the table [handler.<name>])"},

@@ -166,3 +166,45 @@ TEST_CASE("whether its lane actor is new or reused, every key gets a fresh "
   (*rt)->stop();
   CHECK(live == 0);
 }
+
+TEST_CASE("a lane that ran dry lingers for its key's next event, and gives "
+          "its slot up at once when another key needs it",
+          "[lane][linger]") {
+  std::atomic<int> live{0};
+  struct counting : handler<int, int> {
+    explicit counting(std::atomic<int>* l) : live_(l) { ++*live_; }
+    ~counting() override { --*live_; }
+    void on_event(int&, completion<int> done) override { done.ok(++n_); }
+    std::atomic<int>* live_;
+    int n_ = 0; // survives between events only while the lane lingers
+  };
+  settings cfg;
+  cfg.threads = 2;
+  cfg.max_active_keys = 1;
+  cfg.lane_linger_ms = 60000; // far longer than the test: never the timer
+  handler_factory make = [&live](const handler_params&) {
+    return std::make_unique<counting>(&live);
+  };
+  auto rt = rt_type::start(cfg, make);
+  REQUIRE(rt);
+  auto one = [&](uint64_t k) {
+    REQUIRE((*rt)->submit(key{k}, 0));
+    std::unique_ptr<rt_type::event_type> out;
+    REQUIRE((*rt)->pull(out, 10s)); // well below the linger: no timer help
+    REQUIRE(out->result);
+    return *out->result;
+  };
+  // Key 1's events, each after the previous came out: one lane, one
+  // handler, its count going on.
+  for (int i = 1; i <= 5; ++i)
+    CHECK(one(1) == i);
+  CHECK((*rt)->stats().lanes_spawned == 1);
+  // Key 2 needs the only slot: key 1's lingering lane retires for it.
+  CHECK(one(2) == 1);
+  // And key 1 comes back with a fresh handler.
+  CHECK(one(1) == 1);
+  CHECK((*rt)->stats().lanes_spawned == 3);
+  CHECK((*rt)->stats().peak_active_lanes == 1);
+  (*rt)->stop();
+  CHECK(live == 0);
+}

@@ -21,7 +21,8 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
     ingress_batch_(eng->config().ingress_batch),
     // Enough to absorb the churn of lanes retiring and starting; few enough
     // that idle memory stays near nothing.
-    pool_limit_(std::min<size_t>(cap_, 256)) {
+    pool_limit_(std::min<size_t>(cap_, 256)),
+    linger_(eng->config().lane_linger_ms) {
   eng_->actor_started();
   buf_.resize(256);
   for (auto& k : parked)
@@ -36,6 +37,7 @@ caf::behavior supervisor::make_behavior() {
     },
     [this](retired_atom, const key& k, bool kept) { on_retired(k, kept); },
     [this](parked_atom, const key& k) { parked_.insert(k); },
+    [this](linger_atom) { on_linger_timer(); },
     [this](replay_atom, const key& k, op_reply& reply) {
       operate(true, k, std::move(reply));
     },
@@ -60,6 +62,7 @@ void supervisor::drain() {
   write_parked();
   deliver_parked();
   flush_touched();
+  reclaim();
   // More may be waiting: come back after other messages (idle, retired) had
   // their turn, so retiring lanes free their slots promptly.
   if (total == ingress_batch_)
@@ -89,6 +92,7 @@ void supervisor::route(event_ptr ev) {
       return;
     }
   }
+  e.lingering = false; // it has work again (no-op for other states)
   if (e.st == state::running && !e.touched) {
     e.touched = true;
     touched_.emplace_back(&i->first, &e);
@@ -159,11 +163,64 @@ void supervisor::on_idle(const key& k, uint64_t finished) {
   // Events sent but not yet seen by the lane: it will wake up for them.
   if (e.forwarded != finished || (e.pending && !e.pending->items.empty()))
     return;
+  if (linger_.count() > 0 && waiting_.empty() && parked_.count(k) == 0) {
+    e.lingering = true;
+    e.linger_gen = ++linger_gen_;
+    e.idle_since = std::chrono::steady_clock::now();
+    lingering_.emplace_back(i->first, e.linger_gen);
+    arm_linger_timer();
+    return;
+  }
+  retire_lane(e);
+}
+
+void supervisor::retire_lane(entry& e) {
+  e.lingering = false;
   e.st = state::retiring;
   e.pool_slot = pool_.size() + reserved_ < pool_limit_;
   if (e.pool_slot)
     ++reserved_;
+  ++retiring_;
   send(e.lane, retire_atom::value, e.pool_slot);
+}
+
+void supervisor::reclaim() {
+  // One lingering lane per waiting key that no retiring lane will serve.
+  while (retiring_ < waiting_.size() && !lingering_.empty()) {
+    auto [k, gen] = std::move(lingering_.front());
+    lingering_.pop_front();
+    auto i = keys_.find(k);
+    if (i != keys_.end() && i->second.lingering
+        && i->second.linger_gen == gen)
+      retire_lane(i->second);
+  }
+}
+
+void supervisor::arm_linger_timer() {
+  if (linger_timer_ || lingering_.empty())
+    return;
+  linger_timer_ = true;
+  delayed_send(this, linger_, linger_atom::value);
+}
+
+void supervisor::on_linger_timer() {
+  linger_timer_ = false;
+  auto now = std::chrono::steady_clock::now();
+  while (!lingering_.empty()) {
+    auto& [k, gen] = lingering_.front();
+    auto i = keys_.find(k);
+    if (i == keys_.end() || !i->second.lingering
+        || i->second.linger_gen != gen) {
+      lingering_.pop_front();
+      continue;
+    }
+    if (now - i->second.idle_since < linger_)
+      break; // the rest went idle later
+    lingering_.pop_front();
+    retire_lane(i->second);
+  }
+  arm_linger_timer();
+  publish();
 }
 
 void supervisor::on_retired(const key& k, bool kept) {
@@ -173,6 +230,7 @@ void supervisor::on_retired(const key& k, bool kept) {
   auto& e = i->second;
   --active_;
   ++retired_;
+  --retiring_;
   if (e.pool_slot) {
     e.pool_slot = false;
     --reserved_;
@@ -214,6 +272,7 @@ void supervisor::admit() {
       continue;
     start_lane(i->first, i->second);
   }
+  reclaim();
 }
 
 void supervisor::publish() {

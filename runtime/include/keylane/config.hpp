@@ -145,6 +145,11 @@ struct settings {
   /// Most events the supervisor routes from ingress per message.
   size_t ingress_batch = 1024;
 
+  /// How long a lane whose queue ran dry stays bound to its key, in
+  /// milliseconds, while no other key waits for its slot: a key that gets
+  /// its next event meanwhile skips a retire and a start. 0 retires at once.
+  size_t lane_linger_ms = 100;
+
   // -- [scheduler] ----------------------------------------------------------
 
   /// CAF scheduler policy.

@@ -48,6 +48,8 @@ using idle_atom = caf::atom_constant<caf::atom("kl_idle")>;
 using retire_atom = caf::atom_constant<caf::atom("kl_retire")>;
 // Supervisor -> pooled lane: serve this key now.
 using bind_atom = caf::atom_constant<caf::atom("kl_bind")>;
+// Supervisor to itself: retire lanes that lingered long enough.
+using linger_atom = caf::atom_constant<caf::atom("kl_linger")>;
 // Lane -> supervisor: on_retire ran, slot is free.
 using retired_atom = caf::atom_constant<caf::atom("kl_retired")>;
 // Completion from outside the handler's call frame.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
@@ -26,7 +27,10 @@ class engine;
 /// while its lane lives, the lane parks what it is sent; once the lane is
 /// gone, the supervisor parks the key's events itself, so the store gets
 /// them in order from one writer at a time. Operator calls (replay,
-/// discard) on a parked key wait until its lane is gone. Single-threaded,
+/// discard) on a parked key wait until its lane is gone. A lane that ran
+/// dry lingers, still bound to its key, for `lane_linger_ms` while no key
+/// waits for a slot; the least recently idle lingering lane retires as soon
+/// as a key needs its slot. Single-threaded,
 /// as every actor.
 class supervisor : public caf::event_based_actor {
 public:
@@ -48,6 +52,9 @@ private:
     state st = state::waiting;
     bool touched = false;   // pending must go out at the end of this drain
     bool pool_slot = false; // its retiring lane may stay in the pool
+    bool lingering = false; // its lane ran dry and waits for more
+    uint64_t linger_gen = 0;
+    std::chrono::steady_clock::time_point idle_since;
     batch_ptr pending;      // events not yet sent to a lane
     // Operator calls waiting for the lane to go (true: replay).
     std::vector<std::pair<bool, op_reply>> ops;
@@ -61,6 +68,10 @@ private:
   void on_retired(const key& k, bool kept);
   void admit();
   void publish();
+  void retire_lane(entry& e);
+  void reclaim();
+  void on_linger_timer();
+  void arm_linger_timer();
   void write_parked();
   void deliver_parked();
   void operate(bool replay, const key& k, op_reply reply);
@@ -88,6 +99,13 @@ private:
   std::vector<caf::actor> pool_;
   size_t reserved_ = 0;
   size_t pool_limit_;
+  // Lingering lanes, least recently idle first; an item is stale unless its
+  // key's entry still lingers with the same generation.
+  std::deque<std::pair<key, uint64_t>> lingering_;
+  uint64_t linger_gen_ = 0;
+  std::chrono::milliseconds linger_;
+  bool linger_timer_ = false;
+  size_t retiring_ = 0; // lanes told to retire that have not reported
   size_t active_ = 0;
   uint64_t peak_ = 0;
   uint64_t spawned_ = 0;
