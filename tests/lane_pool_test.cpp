@@ -208,3 +208,44 @@ TEST_CASE("a lane that ran dry lingers for its key's next event, and gives "
   (*rt)->stop();
   CHECK(live == 0);
 }
+
+TEST_CASE("a replayed key gets the slot a lingering lane holds at once",
+          "[lane][linger][replay]") {
+  std::atomic<bool> fixed{false};
+  struct refusing : handler<int, int> {
+    explicit refusing(std::atomic<bool>* f) : fixed_(f) {}
+    void on_event(int& x, completion<int> done) override {
+      if (x < 0 && !*fixed_)
+        done.fail_permanently("refused");
+      else
+        done.ok(x);
+    }
+    std::atomic<bool>* fixed_;
+  };
+  settings cfg;
+  cfg.threads = 2;
+  cfg.max_active_keys = 1;
+  cfg.lane_linger_ms = 60000;
+  handler_factory make = [&fixed](const handler_params&) {
+    return std::make_unique<refusing>(&fixed);
+  };
+  auto rt = rt_type::start(cfg, make);
+  REQUIRE(rt);
+  auto next = [&] {
+    std::unique_ptr<rt_type::event_type> out;
+    REQUIRE((*rt)->pull(out, 10s)); // well below the linger
+    return out;
+  };
+  REQUIRE((*rt)->submit(key{"A"}, -1));
+  CHECK(next()->status == outcome::parked);
+  REQUIRE((*rt)->submit(key{"B"}, 2)); // B's lane lingers in the only slot
+  CHECK(next()->status == outcome::ok);
+  fixed = true;
+  auto n = (*rt)->replay(key{"A"});
+  REQUIRE(n);
+  CHECK(*n == 1);
+  auto out = next();
+  CHECK(out->status == outcome::ok);
+  CHECK(out->payload == -1);
+  (*rt)->stop();
+}

@@ -43,6 +43,7 @@ void supervisor::operate(bool replay, const key& k, op_reply reply) {
     return;
   }
   reply->set_value(replay ? replay_now(k) : discard_now(k));
+  reclaim(); // a replayed key may wait for a slot a lingering lane holds
   publish();
 }
 
