@@ -171,8 +171,8 @@ TEST_CASE("a transient failure is retried at the head of its lane with "
   rt->stop();
 }
 
-TEST_CASE("exhausted attempts fail the event with the last error; "
-          "exceptions are retried; permanent failures are not",
+TEST_CASE("exhausted attempts fail the event with the last error, "
+          "exceptions are retried, permanent failures are not",
           "[retry]") {
   journal j;
   auto cfg = retry_settings(3);

@@ -308,7 +308,7 @@ struct latency_handler : kl::handler<int, int> {
 
 } // namespace
 
-TEST_CASE("a handler reads its params; an unread or mistyped param fails the start",
+TEST_CASE("a handler reads its params, and an unread or mistyped param fails the start",
           "[runtime][config][params]") {
   kl::handler_registry reg;
   reg.add<latency_handler>("latency");

@@ -12,7 +12,7 @@ namespace keylane {
 /// A snapshot of a running runtime. Fields are read one by one without a
 /// lock, so they are each exact but not taken at one instant.
 struct stats {
-  /// Events accepted by `submit` so far.
+  /// Events accepted so far: by `submit`, plus those `replay` resubmitted.
   uint64_t accepted = 0;
   /// Events handed to the application (callback returned or pulled).
   uint64_t delivered = 0;

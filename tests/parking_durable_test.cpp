@@ -1,0 +1,242 @@
+// Parking that outlives a runtime (SQLite across restarts), parking turned
+// off, and late completions: the rest of the parking properties.
+
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include "parking_runs.hpp"
+
+using namespace parking_support;
+
+namespace {
+
+// A fresh directory, removed with everything in it at scope exit.
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    auto pattern = (fs::temp_directory_path() / "keylane-parking-XXXXXX")
+                     .string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+} // namespace
+
+TEST_CASE("with park = sqlite parked keys keep their events in order across "
+          "a restart, new events park behind them, and replay runs them all",
+          "[parking][durable]") {
+  static_assert(codec<item>::available, "the test payload needs a codec");
+  auto seed = fault_seed();
+  INFO("seed " << seed << " (rerun with KEYLANE_SEED=" << seed << ")");
+  auto live_before = item::live.load();
+  temp_dir dir;
+  auto cfg = fault_settings(order_mode::per_key);
+  cfg.park = park_mode::sqlite;
+  cfg.park_path = (dir.path / "parked.db").string();
+  const size_t keys = 24;
+  {
+    scenario sc{cfg, keys, 2048, seed};
+    sc.string_keys = true;
+    std::vector<parked_key> keys_before;
+    std::map<uint32_t, std::vector<parked_event<item>>> before;
+    {
+      INFO("first runtime");
+      harness a{sc, false};
+      run_phase(a, sc.make_items(400, 3, fault_mix{}, some_hot_key(keys)));
+      REQUIRE_FALSE(sc.m.parked_keys().empty());
+      auto ks = a.rt->parked_keys();
+      REQUIRE(ks);
+      keys_before = *ks;
+      for (auto k : sc.m.parked_keys()) {
+        auto evs = a.rt->parked_events(sc.key_of(k));
+        REQUIRE(evs);
+        before[k] = std::move(*evs);
+      }
+      a.shutdown(true);
+    }
+    {
+      INFO("second runtime on the same file");
+      harness b{sc, false};
+      auto ks = b.rt->parked_keys();
+      REQUIRE(ks);
+      REQUIRE(ks->size() == keys_before.size());
+      for (size_t i = 0; i < ks->size(); ++i) {
+        CHECK((*ks)[i].k == keys_before[i].k);
+        CHECK((*ks)[i].count == keys_before[i].count);
+        CHECK((*ks)[i].first_reason == keys_before[i].first_reason);
+        CHECK((*ks)[i].parked_at == keys_before[i].parked_at);
+      }
+      problems p;
+      for (auto& [k, was] : before) {
+        auto now = b.rt->parked_events(sc.key_of(k));
+        REQUIRE(now);
+        if (now->size() != was.size()) {
+          p.add("key ", k, ": ", now->size(), " parked events after the "
+                "restart, ", was.size(), " before");
+          continue;
+        }
+        for (size_t i = 0; i < was.size(); ++i) {
+          auto& x = was[i];
+          auto& y = (*now)[i];
+          if (x.id != y.id || x.seq != y.seq || x.k != y.k
+              || x.payload.id != y.payload.id
+              || x.payload.key_id != y.payload.key_id
+              || x.payload.producer != y.payload.producer
+              || x.reason != y.reason || x.attempts != y.attempts
+              || x.parked_at != y.parked_at)
+            p.add("key ", k, ": record #", i, " (id ", x.payload.id,
+                  ") changed across the restart");
+        }
+      }
+      CHECK_NO_PROBLEMS(p);
+      {
+        INFO("new events, parked behind for parked keys");
+        run_phase(b, sc.make_items(4 * keys, 3, fault_mix{},
+                                   [](auto& rng) { return rng() % keys; }));
+      }
+      {
+        INFO("replay of every parked key after healing every fault");
+        heal_all(sc);
+        replay_phase(b, 100, 100, healthy_mix(), 2);
+        CHECK(sc.m.parked_keys().empty());
+      }
+      b.shutdown(true);
+    }
+    {
+      INFO("third runtime on the same file");
+      harness c{sc, false};
+      auto ks = c.rt->parked_keys();
+      REQUIRE(ks);
+      CHECK(ks->empty());
+      c.shutdown(true);
+    }
+  }
+  CHECK(item::live.load() == live_before);
+}
+
+TEST_CASE("with park = none a final failure comes out as failed and the "
+          "key's later events still run",
+          "[parking][none]") {
+  auto seed = fault_seed();
+  auto live_before = item::live.load();
+  uint64_t i = 0;
+  for (auto order : {order_mode::per_key, order_mode::global}) {
+    auto s = seed + i++;
+    auto cfg = fault_settings(order);
+    cfg.park = park_mode::none;
+    INFO("seed " << s << " = KEYLANE_SEED " << seed << " + " << i - 1
+                 << " (rerun with KEYLANE_SEED=" << seed << "), "
+                 << describe(cfg, false));
+    const size_t keys = 32;
+    scenario sc{cfg, keys, 1024, s};
+    harness h{sc, false};
+    // Nothing is cut short by parking: the hot key runs every one of its
+    // events, hangs included, one after another.
+    fault_mix mix;
+    mix.hang_share = 5;
+    run_phase(h, sc.make_items(600, 3, mix, some_hot_key(keys)));
+    auto st = h.rt->stats();
+    CHECK(st.parked == 0);
+    CHECK(st.failed > 0); // the workload did fail for good somewhere
+    auto r = h.rt->replay(sc.key_of(0));
+    REQUIRE(r);
+    CHECK(*r == 0);
+    h.shutdown(true);
+  }
+  CHECK(item::live.load() == live_before);
+}
+
+namespace {
+
+// Keeps the completion of a timed-out attempt and finishes it (ok, with a
+// stale result) inside a later `on_event` call of the same lane.
+class stale_finisher : public handler<item, uint64_t> {
+public:
+  void on_event(item& x, completion<uint64_t> done) override {
+    auto attempt = ++attempts_[x.id];
+    if (x.producer == 1 && attempt == 1) {
+      stash_.emplace(std::move(done)); // never finished in time
+      return;
+    }
+    if (stash_) {
+      stash_->ok(stale_result(x.id));
+      stash_.reset();
+    }
+    if (x.producer == 1)
+      done.fail_permanently("second attempt refuses");
+    else
+      done.ok(expected_result(x));
+  }
+
+private:
+  std::map<uint64_t, uint32_t> attempts_;
+  std::optional<completion<uint64_t>> stash_;
+};
+
+} // namespace
+
+TEST_CASE("a timed-out attempt's completion finished late inside a later "
+          "handler call of the lane changes nothing",
+          "[parking][timeout]") {
+  auto live_before = item::live.load();
+  {
+    handler_factory make = [](const handler_params&) {
+      return std::make_unique<stale_finisher>();
+    };
+    settings cfg;
+    cfg.threads = 2;
+    cfg.order = order_mode::per_key;
+    cfg.attempt_timeout_ms = 40;
+    cfg.initial_backoff_ms = 1;
+    std::unique_ptr<ev_type> x, y;
+    SECTION("inside the same event's next attempt") {
+      cfg.max_attempts = 2;
+      auto rt = rt_type::start(cfg, make);
+      REQUIRE(rt);
+      // producer 1: the first attempt hangs, the second refuses for good.
+      REQUIRE((*rt)->submit(key{uint64_t{0}}, item{1, 0, 1}));
+      REQUIRE((*rt)->pull(x, wait_limit));
+      CHECK(x->status == outcome::parked);
+      CHECK(x->attempts == 2);
+      CHECK(x->error == "second attempt refuses");
+      CHECK_FALSE(x->result.has_value());
+      x.reset();
+      (*rt)->stop();
+    }
+    SECTION("inside the next event of the key") {
+      cfg.max_attempts = 1;
+      cfg.park = park_mode::none;
+      auto rt = rt_type::start(cfg, make);
+      REQUIRE(rt);
+      // x hangs and times out; y, queued behind it on the same lane,
+      // finishes x's completion before its own.
+      REQUIRE((*rt)->submit(key{uint64_t{0}}, item{1, 0, 1}));
+      REQUIRE((*rt)->submit(key{uint64_t{0}}, item{2, 0, 0}));
+      REQUIRE((*rt)->pull(x, wait_limit));
+      REQUIRE((*rt)->pull(y, wait_limit));
+      CHECK(x->payload.id == 1);
+      CHECK(x->status == outcome::failed);
+      CHECK_FALSE(x->result.has_value());
+      CHECK(y->status == outcome::ok);
+      CHECK(y->result == expected_result(y->payload));
+      x.reset();
+      y.reset();
+      (*rt)->stop();
+    }
+  }
+  CHECK(item::live.load() == live_before);
+}
+
+TEST_CASE("under random failures with large workloads order, accounting, "
+          "parking and replay hold",
+          "[parking][property][.stress]") {
+  auto seed = fault_seed();
+  run_property(seed, 20000, 256);
+  run_replay_property(seed + 100, 12000, 200);
+}
