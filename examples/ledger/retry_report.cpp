@@ -3,18 +3,11 @@
 #include <cstdio>
 #include <string>
 
+#include "format.hpp"
+
 namespace ledger {
 
 namespace {
-
-// printf into a std::string.
-template <class... Ts>
-std::string format(const char* fmt, Ts... xs) {
-  std::string buf(static_cast<size_t>(std::snprintf(nullptr, 0, fmt, xs...)),
-                  '\0');
-  std::snprintf(buf.data(), buf.size() + 1, fmt, xs...);
-  return buf;
-}
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";

@@ -141,10 +141,10 @@ public:
   /// Hands events to the application, in the order given.
   void emit(event_base** evs, size_t n);
 
-  /// Moves `evs` (all of one key, in order) to the park store in one
+  /// Moves `evs` (each key's in submission order) to the park store in one
   /// transaction and marks them `parked`; each one's `error` holds its
-  /// reason. Events revived by a replay are in the store already and are
-  /// not written again. If the store refuses, they end `failed` with the
+  /// reason. Events revived by a replay are in the store already: only
+  /// their records' failure details are updated. If the store refuses, they end `failed` with the
   /// store's error instead: accounted for, never lost silently.
   void park(event_ptr* evs, size_t n);
 
