@@ -10,6 +10,7 @@
 
 #include "keylane/config.hpp"
 #include "keylane/config_loader.hpp"
+#include "keylane/reload.hpp"
 #include "keylane/errc.hpp"
 
 using namespace keylane;
@@ -206,6 +207,35 @@ TEST_CASE("park keys are read, and sqlite without a path is named",
   });
 }
 
+TEST_CASE("metrics and stall keys are read, and a bad listen address is named",
+          "[config][metrics]") {
+  auto d = parsed("");
+  CHECK(d.metrics_listen.empty());
+  CHECK(d.metrics_latency);
+  CHECK(d.stall_ms == 1000);
+  auto s = parsed("[metrics]\nlisten = \"127.0.0.1:9464\"\nlatency = false\n"
+                  "[log]\nstall_ms = 0\n");
+  CHECK(s.metrics_listen == "127.0.0.1:9464");
+  CHECK_FALSE(s.metrics_latency);
+  CHECK(s.stall_ms == 0);
+  CHECK(parsed("metrics.listen = \"[::1]:80\"").metrics_listen == "[::1]:80");
+  auto bad = std::string{": must be \"host:port\" with a port from 1 to 65535, "
+                         "e.g. \"127.0.0.1:9464\" (or \"\" for no endpoint)"};
+  check_all({
+    {"[metrics]\nlisten = \"9464\"\n",
+     "t.toml:2: metrics.listen = \"9464\"" + bad},
+    {"[metrics]\nlisten = \"localhost:0\"\n",
+     "t.toml:2: metrics.listen = \"localhost:0\"" + bad},
+    {"[metrics]\nlisten = \"localhost:65536\"\n",
+     "t.toml:2: metrics.listen = \"localhost:65536\"" + bad},
+    {"[metrics]\nlisten = \":80\"\n", "t.toml:2: metrics.listen = \":80\"" + bad},
+    {"[metrics]\nlatency = 1\n",
+     "t.toml:2: metrics.latency = 1: must be true or false"},
+    {"[log]\nstall_ms = -1\n",
+     "t.toml:2: log.stall_ms = -1: must be between 0 and 86400000"},
+  });
+}
+
 TEST_CASE("window and key_backlog accept \"unbounded\"", "[config]") {
   auto s = parsed("runtime.window = \"unbounded\"\n"
                   "runtime.key_backlog = \"unbounded\"\n");
@@ -296,14 +326,14 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
      "t.toml:2: unknown key scheduler.thread (known keys: policy, threads, "
      "max_throughput)"},
     {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
-     "t.toml:3: unknown key log.file (known keys: level)"},
+     "t.toml:3: unknown key log.file (known keys: level, stall_ms)"},
     {"[runtime]\n\n[sink]\nwindow = 4\n",
-     "t.toml:3: unknown key sink (known keys: runtime, scheduler, retry, park, log, "
+     "t.toml:3: unknown key sink (known keys: runtime, scheduler, retry, park, log, metrics, "
      "handler)"},
     {"[log]\n\"le vel\" = 1\n",
-     "t.toml:2: unknown key log.\"le vel\" (known keys: level)"},
+     "t.toml:2: unknown key log.\"le vel\" (known keys: level, stall_ms)"},
     {"verbose = true\n",
-     "t.toml:1: unknown key verbose (known keys: runtime, scheduler, retry, park, log, "
+     "t.toml:1: unknown key verbose (known keys: runtime, scheduler, retry, park, log, metrics, "
      "handler)"},
   });
 }
@@ -544,7 +574,7 @@ void check_overrides(const settings& base,
 /// "(write section.key=value, ...)", the advice of a malformed override.
 const std::string how_to_set
   = " (write section.key=value, for example runtime.window=4096; known keys: "
-    "runtime, scheduler, retry, park, log, handler)";
+    "runtime, scheduler, retry, park, log, metrics, handler)";
 
 } // namespace
 
@@ -678,7 +708,7 @@ TEST_CASE("an unknown, empty or malformed override key lists the known keys",
      "ingress_batch, lane_linger_ms)"},
     {{"sink.window=4"},
      "--set sink.window=4: unknown key sink (known keys: runtime, scheduler, "
-     "retry, park, log, handler)"},
+     "retry, park, log, metrics, handler)"},
     {{"runtime=5"},
      "--set runtime=5: runtime is a table; name one of its keys (known keys: "
      "max_active_keys, window, order, key_backlog, overflow, lane_batch, "
@@ -903,12 +933,14 @@ TEST_CASE("docs/config.md documents every key with its default",
       cells.push_back(unquote(cell));
     REQUIRE(cells.size() == 5); // key, type, default, allowed, reloads
     INFO(line);
-    CHECK((cells[4] == "planned" || cells[4] == "restart"));
+    CHECK((cells[4] == "yes" || cells[4] == "restart"));
     if (cells[0].find('<') != std::string::npos) {
+      CHECK(cells[4] == "restart");
       handler_table = handler_table || cells[0] == "handler.<name>.<key>";
       continue;
     }
     CHECK(defaults.count(cells[0]) == 1); // no row for a key that is gone
+    CHECK((cells[4] == "yes") == reloads_at_run_time(cells[0]));
     documented[cells[0]] = cells[2];
   }
   CHECK(handler_table);

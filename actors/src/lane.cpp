@@ -14,7 +14,7 @@ lane::lane(caf::actor_config& cfg, std::shared_ptr<args> a)
     eng_(a->eng),
     supervisor_(std::move(a->supervisor)),
     sink_(std::move(a->sink)),
-    cfg_(*a->cfg),
+    cfg_(a->cfg),
     batch_limit_(std::max<size_t>(1, a->cfg->lane_batch)),
     rng_(a->k.hash() ^ reinterpret_cast<uintptr_t>(this)) {
   eng_->actor_started();
@@ -23,6 +23,15 @@ lane::lane(caf::actor_config& cfg, std::shared_ptr<args> a)
 }
 
 lane::~lane() = default;
+
+const settings& lane::policy() {
+  auto gen = eng_->live_generation();
+  if (gen != cfg_gen_) {
+    cfg_ = eng_->live();
+    cfg_gen_ = gen;
+  }
+  return *cfg_;
+}
 
 void lane::bind(args& a) {
   key_ = std::move(a.k);
@@ -94,7 +103,7 @@ caf::behavior lane::make_behavior() {
       ++token_; // its completion, should it come, is now stale
       settle(outcome::failed,
              "attempt timed out after "
-               + std::to_string(cfg_.attempt_timeout_ms) + " ms",
+               + std::to_string(policy().attempt_timeout_ms) + " ms",
              false);
       run();
     },
@@ -201,8 +210,8 @@ void lane::invoke_current() {
     settle(sync_status_, std::move(sync_error_), sync_permanent_);
   } else {
     awaiting_ = true;
-    if (cfg_.attempt_timeout_ms > 0)
-      delayed_send(this, std::chrono::milliseconds(cfg_.attempt_timeout_ms),
+    if (auto ms = policy().attempt_timeout_ms; ms > 0)
+      delayed_send(this, std::chrono::milliseconds(ms),
                    timeout_atom::value, token_);
   }
 }
@@ -212,8 +221,9 @@ void lane::settle(outcome status, std::string error, bool permanent) {
     finish_current(status, std::move(error));
     return;
   }
-  if (permanent || current_->attempts >= cfg_.max_attempts) {
-    if (cfg_.park == park_mode::none)
+  const auto& pol = policy();
+  if (permanent || current_->attempts >= pol.max_attempts) {
+    if (pol.park == park_mode::none)
       finish_current(status, std::move(error));
     else
       start_parking(std::move(error));
@@ -223,7 +233,7 @@ void lane::settle(outcome status, std::string error, bool permanent) {
   current_->error = std::move(error);
   awaiting_ = true;
   ++token_; // a late completion of the failed attempt is now stale
-  auto delay = backoff_delay(cfg_, current_->attempts, rng_());
+  auto delay = backoff_delay(pol, current_->attempts, rng_());
   delayed_send(this, delay, retry_atom::value, token_);
 }
 

@@ -19,7 +19,10 @@ int64_t now_ns() {
 } // namespace
 
 sink::sink(caf::actor_config& cfg, engine* eng)
-  : caf::event_based_actor(cfg), eng_(eng), order_(eng->config().order) {
+  : caf::event_based_actor(cfg),
+    eng_(eng),
+    order_(eng->config().order),
+    stall_ms_(eng->config().stall_ms) {
   eng_->actor_started();
   eng_->counters().awaited_since_ns.store(now_ns(), std::memory_order_relaxed);
 }
@@ -27,6 +30,7 @@ sink::sink(caf::actor_config& cfg, engine* eng)
 caf::behavior sink::make_behavior() {
   return {
     [this](events_atom, batch_ptr& b) { take(*b); },
+    [this](reload_atom, settings_ptr& live) { stall_ms_ = live->stall_ms; },
   };
 }
 
@@ -59,6 +63,13 @@ void sink::take(event_batch& b) {
   // Publish before emitting: whoever sees an event out must see it counted.
   publish();
   if (!ready_.empty()) {
+    if (eng_->record_latency()) {
+      // One clock read per batch: its events leave together.
+      auto now = clock::now();
+      auto& latency = eng_->counters().latency;
+      for (auto* ev : ready_)
+        latency.record(now - ev->submitted);
+    }
     eng_->emit(ready_.data(), ready_.size());
     ready_.clear();
   }

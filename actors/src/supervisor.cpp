@@ -17,7 +17,8 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
     sink_(std::move(sink)),
     make_(std::move(make)),
     params_(std::move(params)),
-    cap_(eng->config().max_active_keys),
+    live_(eng->live()),
+    cap_(live_->max_active_keys),
     ingress_batch_(eng->config().ingress_batch),
     // Enough to absorb the churn of lanes retiring and starting; few enough
     // that idle memory stays near nothing.
@@ -38,6 +39,7 @@ caf::behavior supervisor::make_behavior() {
     [this](retired_atom, const key& k, bool kept) { on_retired(k, kept); },
     [this](parked_atom, const key& k) { parked_.insert(k); },
     [this](linger_atom) { on_linger_timer(); },
+    [this](reload_atom, settings_ptr& live) { reconfigure(std::move(live)); },
     [this](replay_atom, const key& k, op_reply& reply) {
       operate(true, k, std::move(reply));
     },
@@ -132,7 +134,7 @@ void supervisor::start_lane(const key& k, entry& e) {
   }
   e.forwarded = e.pending->items.size();
   a->first = std::move(e.pending);
-  a->cfg = &eng_->config();
+  a->cfg = live_;
   ++active_;
   ++spawned_;
   if (active_ > peak_)
@@ -163,7 +165,8 @@ void supervisor::on_idle(const key& k, uint64_t finished) {
   // Events sent but not yet seen by the lane: it will wake up for them.
   if (e.forwarded != finished || (e.pending && !e.pending->items.empty()))
     return;
-  if (linger_.count() > 0 && waiting_.empty() && parked_.count(k) == 0) {
+  if (linger_.count() > 0 && waiting_.empty() && active_ <= cap_
+      && parked_.count(k) == 0) {
     e.lingering = true;
     e.linger_gen = ++linger_gen_;
     e.idle_since = std::chrono::steady_clock::now();
@@ -185,8 +188,12 @@ void supervisor::retire_lane(entry& e) {
 }
 
 void supervisor::reclaim() {
-  // One lingering lane per waiting key that no retiring lane will serve.
-  while (retiring_ < waiting_.size() && !lingering_.empty()) {
+  // One lingering lane per waiting key that no retiring lane will serve,
+  // and every lane above a cap that a reload lowered.
+  auto need = [this] {
+    return waiting_.size() + (active_ > cap_ ? active_ - cap_ : 0);
+  };
+  while (retiring_ < need() && !lingering_.empty()) {
     auto [k, gen] = std::move(lingering_.front());
     lingering_.pop_front();
     auto i = keys_.find(k);
@@ -273,6 +280,20 @@ void supervisor::admit() {
     start_lane(i->first, i->second);
   }
   reclaim();
+}
+
+void supervisor::reconfigure(settings_ptr live) {
+  live_ = std::move(live);
+  cap_ = live_->max_active_keys;
+  // Lanes above a lowered cap are not killed: lingering ones retire now,
+  // running ones when they run dry, and no key starts until below the cap.
+  pool_limit_ = std::min<size_t>(cap_, 256);
+  while (!pool_.empty() && pool_.size() + reserved_ > pool_limit_) {
+    caf::anon_send_exit(pool_.back(), caf::exit_reason::user_shutdown);
+    pool_.pop_back();
+  }
+  admit(); // and reclaim
+  publish();
 }
 
 void supervisor::publish() {

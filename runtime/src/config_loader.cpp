@@ -271,6 +271,19 @@ field text(const char* name, std::string settings::*member) {
           [member](const settings& s) { return toml_quoted(s.*member); }};
 }
 
+field flag(const char* name, bool settings::*member) {
+  return {name,
+          [member](checker& c, const entry& e, settings& s) {
+            if (auto b = e.value.as_boolean())
+              s.*member = b->get();
+            else
+              c.invalid(e, "must be true or false");
+          },
+          [member](const settings& s) {
+            return std::string{s.*member ? "true" : "false"};
+          }};
+}
+
 /// A table of the file with all its keys.
 struct section {
   const char* name;
@@ -307,7 +320,12 @@ const std::vector<section>& schema() {
     {"park",
      {choice("store", &settings::park, all_park_modes),
       text("path", &settings::park_path)}},
-    {"log", {choice("level", &settings::log, all_levels)}},
+    {"log",
+     {choice("level", &settings::log, all_levels),
+      count("stall_ms", &settings::stall_ms, {0, 86400000, false})}},
+    {"metrics",
+     {text("listen", &settings::metrics_listen),
+      flag("latency", &settings::metrics_latency)}},
   };
   return sections;
 }
@@ -406,8 +424,29 @@ void read_handler(checker& c, const entry& e, settings& s) {
   }
 }
 
+// "host:port", the host non-empty (an IPv6 host in brackets).
+bool valid_listen(const std::string& x) {
+  auto colon = x.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == x.size()
+      || x.size() - colon - 1 > 5)
+    return false;
+  auto port = x.substr(colon + 1);
+  if (!std::all_of(port.begin(), port.end(),
+                   [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return false;
+  auto n = std::stoi(port);
+  return n >= 1 && n <= 65535;
+}
+
 const std::vector<combination>& combinations() {
   static const std::vector<combination> rules{
+    {"metrics", "listen", {"metrics.listen"}, [](const settings& s) {
+       return std::string{
+         s.metrics_listen.empty() || valid_listen(s.metrics_listen)
+           ? ""
+           : "must be \"host:port\" with a port from 1 to 65535, e.g. "
+             "\"127.0.0.1:9464\" (or \"\" for no endpoint)"};
+     }},
     {"park", "store", {"park.store", "park.path"}, [](const settings& s) {
        return std::string{s.park == park_mode::sqlite && s.park_path.empty()
                             ? "needs park.path, the SQLite file to park "
@@ -520,6 +559,18 @@ std::string read_override(const toml::table& doc, settings& s,
 
 const std::vector<combination>& combinations() {
   return keylane::combinations();
+}
+
+std::vector<std::pair<std::string, std::string>> flatten(const settings& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& sec : schema())
+    for (const auto& f : sec.fields)
+      out.emplace_back(std::string{sec.name} + '.' + f.name, f.write(s));
+  out.emplace_back("handler.name", toml_quoted(s.handler));
+  for (const auto& [key, value] : s.params.values())
+    out.emplace_back("handler." + toml_key(s.handler) + '.' + toml_key(key),
+                     toml_value(value));
+  return out;
 }
 
 } // namespace detail

@@ -1,11 +1,13 @@
 #pragma once
 
-// What config_override.cpp needs of the file reader in config_loader.cpp:
-// one schema, one set of messages, for files and `--set` alike.
+// What config_override.cpp and config_diff.cpp need of the file reader in
+// config_loader.cpp: one schema, one set of messages, for files, `--set` and
+// reload alike.
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <caf/error.hpp>
@@ -49,5 +51,9 @@ struct combination {
 
 /// Every rule that ties keys together.
 const std::vector<combination>& combinations();
+
+/// Every key of `s` as (dotted key, TOML value), in file order, the
+/// handler's name and table last.
+std::vector<std::pair<std::string, std::string>> flatten(const settings& s);
 
 } // namespace keylane::detail

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <exception>
-#include <iostream>
+#include <string>
 
 #include <caf/all.hpp>
 
@@ -29,7 +29,11 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
     out_(std::move(out)),
     ops_(std::move(ops)),
     backlog_(cfg_.key_backlog),
-    output_token_(std::make_unique<producer_token>(output_)) {
+    output_token_(std::make_unique<producer_token>(output_)),
+    log_(cfg_.log),
+    live_(std::make_shared<const settings>(cfg_)),
+    window_(cfg_.window),
+    record_latency_(cfg_.metrics_latency) {
   for (auto& t : ingress_tokens_)
     t = std::make_unique<producer_token>(ingress_);
 }
@@ -39,15 +43,8 @@ engine::start(settings cfg, handler_factory make, output_fn out,
               payload_ops ops) {
   if (!make)
     return make_error(errc::unknown_handler, "no handler factory given");
-  // The config file checks ranges; settings filled in code are checked here.
-  if (cfg.max_active_keys == 0 || cfg.window == 0 || cfg.key_backlog == 0
-      || cfg.lane_batch == 0 || cfg.ingress_batch == 0 || cfg.max_attempts == 0
-      || cfg.max_throughput == 0 || !(cfg.backoff_multiplier >= 1.0))
-    return make_error(errc::invalid_config,
-                      "runtime.max_active_keys, window, key_backlog, "
-                      "lane_batch, ingress_batch, retry.max_attempts and "
-                      "scheduler.max_throughput must be >= 1, and "
-                      "retry.multiplier >= 1.0");
+  if (auto err = check_numbers(cfg))
+    return err;
   // Build one handler up front: a handler that cannot be built, or that
   // leaves keys of its table unread, stops the start here.
   try {
@@ -125,12 +122,13 @@ engine::admission engine::submit(const key& k, make_fn make, void* ctx) {
   // Window credit. A compare-and-swap, never a speculative increment: a
   // transient overshoot would skew the count `credit` wakes waiters by.
   auto taken = [this] {
-    if (cfg_.window == unbounded) {
+    auto window = window_.load(std::memory_order_relaxed);
+    if (window == unbounded) {
       in_flight_.fetch_add(1, std::memory_order_seq_cst);
       return true;
     }
     auto cur = in_flight_.load(std::memory_order_seq_cst);
-    while (cur < cfg_.window)
+    while (cur < window)
       if (in_flight_.compare_exchange_weak(cur, cur + 1,
                                            std::memory_order_seq_cst))
         return true;
@@ -224,7 +222,7 @@ void engine::credit(size_t n) {
   // Wake blocked producers only when there is room, and drain at zero.
   // (Credits arrive in batches from the consumer, so this is not a wake-up
   // per event.)
-  if (left >= cfg_.window && left != 0)
+  if (left >= window_.load(std::memory_order_relaxed) && left != 0)
     return;
   { std::lock_guard<std::mutex> guard{wait_mtx_}; } // orders after the check
   wait_cv_.notify_all();
@@ -252,11 +250,12 @@ void engine::consume_loop() {
       try {
         out_(*ev);
       } catch (const std::exception& e) {
-        std::cerr << "keylane: output callback threw for seq " << ev->seq
-                  << ": " << e.what() << '\n';
+        log_.write(log_level::error, "output callback threw for seq "
+                                       + std::to_string(ev->seq) + ": "
+                                       + e.what());
       } catch (...) {
-        std::cerr << "keylane: output callback threw for seq " << ev->seq
-                  << '\n';
+        log_.write(log_level::error, "output callback threw for seq "
+                                       + std::to_string(ev->seq));
       }
       ++delivered;
     }
@@ -380,6 +379,8 @@ keylane::stats engine::snapshot() const {
   s.sink_buffered = pub_.sink_buffered.load(r);
   s.peak_sink_buffered = pub_.peak_sink_buffered.load(r);
   s.awaited_seq = pub_.awaited_seq.load(r);
+  s.ingress_depth = ingress_.size_approx();
+  s.latency = pub_.latency.snapshot();
   if (s.sink_buffered > 0) {
     auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                  clock::now().time_since_epoch())

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <variant>
@@ -195,6 +196,18 @@ struct settings {
   /// Log threshold.
   log_level log = log_level::warning;
 
+  /// The sink logs a stall when the event it waits for (global order) is
+  /// older than this many milliseconds, and again when it clears; 0: never.
+  size_t stall_ms = 1000;
+
+  // -- [metrics] ------------------------------------------------------------
+
+  /// "host:port" of the Prometheus text endpoint; empty: no endpoint.
+  std::string metrics_listen;
+
+  /// Whether the sink records the end-to-end latency histogram.
+  bool metrics_latency = true;
+
   // -- [handler] ------------------------------------------------------------
 
   /// Name of the registered handler to run.
@@ -206,6 +219,10 @@ struct settings {
   /// Where the settings came from ("<defaults>" or a file path).
   std::string origin = "<defaults>";
 };
+
+/// Settings shared read-only between threads (the live settings of a
+/// runtime, replaced as a whole by a reload).
+using settings_ptr = std::shared_ptr<const settings>;
 
 /// Names of the enum values as written in the config file.
 [[nodiscard]] const char* to_string(order_mode x) noexcept;

@@ -10,10 +10,13 @@
 
 #include "keylane/codec.hpp"
 #include "keylane/config.hpp"
+#include "keylane/config_loader.hpp"
 #include "keylane/detail/engine.hpp"
 #include "keylane/event.hpp"
 #include "keylane/handler_registry.hpp"
+#include "keylane/log.hpp"
 #include "keylane/park_store.hpp"
+#include "keylane/reload.hpp"
 #include "keylane/stats.hpp"
 #include "keylane/submit_result.hpp"
 
@@ -154,10 +157,41 @@ public:
   /// A snapshot of counters and gauges.
   [[nodiscard]] keylane::stats stats() const { return eng_->snapshot(); }
 
-  /// The settings in force.
-  [[nodiscard]] const settings& config() const noexcept {
-    return eng_->config();
+  /// The settings in force: those it started with, with every reload
+  /// applied.
+  [[nodiscard]] settings config() const { return *eng_->live(); }
+
+  // -- reload ------------------------------------------------------------------
+
+  /// Reads the config file `path` (validated as at start) and applies its
+  /// run-time keys (see `reloads_at_run_time`) without losing, duplicating
+  /// or reordering an event: a lowered `max_active_keys` starts no key until
+  /// the live lanes fall below it (lingering lanes retire at once, running
+  /// ones as they run dry); a lowered `window` holds new submits until the
+  /// events in flight fall below it; retry keys apply from the next attempt.
+  /// Keys that need a restart are reported and keep their running value. On
+  /// a bad file the running config stays and the error says why. Both
+  /// outcomes are logged. Thread-safe; reloads run one at a time.
+  caf::expected<reload_report> reload(const std::string& path) {
+    auto next = load(path);
+    if (!next) {
+      eng_->log().write(log_level::error,
+                        "reload refused, running config kept: "
+                          + render(next.error()));
+      return std::move(next.error());
+    }
+    return reload(std::move(*next));
   }
+
+  /// Applies the run-time keys of `next`, as `reload(path)` does (for
+  /// servers that keep their own config and build `settings` themselves).
+  caf::expected<reload_report> reload(settings next) {
+    return eng_->reload(std::move(next));
+  }
+
+  /// Sends the runtime's log lines to `w` instead of stderr (an empty
+  /// writer restores stderr). Thread-safe.
+  void set_log_writer(log_writer w) { eng_->log().redirect(std::move(w)); }
 
   /// The actor system the lanes run in; spawn the actors your handlers talk
   /// to here, and end them before the runtime stops.

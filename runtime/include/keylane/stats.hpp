@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "keylane/key.hpp"
+#include "keylane/latency.hpp"
 
 namespace keylane {
 
@@ -49,6 +50,11 @@ struct stats {
   uint64_t awaited_seq = 0;
   /// How long the sink has waited for `awaited_seq` (0 when nothing waits).
   std::chrono::nanoseconds awaited_age{0};
+  /// Events accepted but not yet routed to a lane (approximate).
+  uint64_t ingress_depth = 0;
+  /// End-to-end latency of the events the sink passed on, submit to output
+  /// (while `metrics.latency` is on).
+  latency_histogram latency;
 };
 
 /// An event that `stop()` ended before it was delivered.

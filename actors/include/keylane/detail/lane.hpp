@@ -52,7 +52,7 @@ public:
     std::unique_ptr<handler_base> handler;
     std::string handler_error; // why `handler` is null, if it is
     batch_ptr first;
-    const settings* cfg;
+    settings_ptr cfg; // the live settings when it started
   };
 
   lane(caf::actor_config& cfg, std::shared_ptr<args> a);
@@ -105,7 +105,9 @@ private:
   keylane::key key_;
   std::unique_ptr<handler_base> handler_;
   std::string broken_; // non-empty: every event fails with this reason
-  const settings& cfg_;
+  const settings& policy(); // the live settings, refreshed after a reload
+  settings_ptr cfg_;
+  uint64_t cfg_gen_ = 0;
   size_t batch_limit_;
   jitter_rng rng_;
 

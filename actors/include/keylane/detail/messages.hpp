@@ -10,6 +10,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 
+#include "keylane/config.hpp"
 #include "keylane/detail/event_base.hpp"
 #include "keylane/detail/result_box.hpp"
 #include "keylane/key.hpp"
@@ -66,6 +67,8 @@ using parked_atom = caf::atom_constant<caf::atom("kl_parked")>;
 using replay_atom = caf::atom_constant<caf::atom("kl_replay")>;
 // Operator -> supervisor: discard a parked key.
 using discard_atom = caf::atom_constant<caf::atom("kl_discard")>;
+// Engine -> supervisor, sink: the live settings changed (reload).
+using reload_atom = caf::atom_constant<caf::atom("kl_reload")>;
 // Lane to itself: an attempt ran out of time.
 using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 
@@ -75,3 +78,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::result_box_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::key)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::op_reply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::settings_ptr)

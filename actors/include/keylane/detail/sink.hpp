@@ -37,6 +37,7 @@ private:
 
   engine* eng_;
   order_mode order_;
+  size_t stall_ms_;
   uint64_t next_ = 0;                // global: the awaited sequence number
   std::deque<event_base*> pending_;  // global: slot i holds seq next_ + i
   uint64_t held_ = 0;

@@ -78,11 +78,13 @@ private:
   caf::expected<uint64_t> replay_now(const key& k);
   caf::expected<uint64_t> discard_now(const key& k);
   void route_ingress_of(const key& k);
+  void reconfigure(settings_ptr live);
 
   engine* eng_;
   caf::actor sink_;
   handler_factory make_;
   handler_params params_;
+  settings_ptr live_; // what new lanes start with
   size_t cap_;
   size_t ingress_batch_;
 

@@ -20,10 +20,13 @@
 #include "keylane/config.hpp"
 #include "keylane/detail/backlog.hpp"
 #include "keylane/detail/event_base.hpp"
+#include "keylane/detail/latency_recorder.hpp"
+#include "keylane/detail/logger.hpp"
 #include "keylane/detail/mpmc_queue.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/handler_registry.hpp"
 #include "keylane/park_store.hpp"
+#include "keylane/reload.hpp"
 #include "keylane/stats.hpp"
 
 namespace keylane::detail {
@@ -121,8 +124,28 @@ public:
   /// A snapshot of the counters.
   [[nodiscard]] keylane::stats snapshot() const;
 
-  /// The settings in force.
+  /// The settings the runtime started with (what keys that need a restart
+  /// keep using).
   [[nodiscard]] const settings& config() const noexcept { return cfg_; }
+
+  /// The settings in force: the start settings with every reload applied.
+  [[nodiscard]] settings_ptr live() const;
+
+  /// Bumped by every reload that changed a run-time key; actors compare it
+  /// (one relaxed load) to learn that `live()` changed.
+  [[nodiscard]] uint64_t live_generation() const noexcept {
+    return live_gen_.load(std::memory_order_acquire);
+  }
+
+  /// Applies the run-time keys of `next` (see `reloads_at_run_time`); keys
+  /// that need a restart keep their running value and are reported. On
+  /// error nothing changes. Serialised: one reload at a time.
+  [[nodiscard]] caf::expected<reload_report> reload(settings next);
+
+  /// Whether the sink records the latency histogram (`metrics.latency`).
+  [[nodiscard]] bool record_latency() const noexcept {
+    return record_latency_.load(std::memory_order_relaxed);
+  }
 
   /// The actor system, for user actors the handlers talk to.
   [[nodiscard]] caf::actor_system& system() noexcept { return *system_; }
@@ -200,13 +223,18 @@ public:
     std::atomic<uint64_t> parked{0};
     std::atomic<uint64_t> retries{0};
     std::atomic<uint64_t> replayed{0};
+    latency_recorder latency;
   };
 
   /// Counters written by the actors.
   published& counters() noexcept { return pub_; }
 
+  /// The runtime's log.
+  logger& log() noexcept { return log_; }
+
 private:
   engine(settings cfg, output_fn out, payload_ops ops);
+  static caf::error check_numbers(const settings& cfg);
   caf::error open_store();
   caf::expected<uint64_t> ask_supervisor(bool replay, const key& k);
   void keep_unfinished();
@@ -252,6 +280,16 @@ private:
   std::vector<event_ptr> to_keep_; // unfinished, for the durable store
 
   published pub_;
+  logger log_;
+
+  // Reloadable settings: `live_` under `live_mtx_`, a generation for cheap
+  // change checks, and the values producers and the sink read per event.
+  mutable std::mutex live_mtx_;
+  settings_ptr live_;
+  std::atomic<uint64_t> live_gen_{0};
+  std::mutex reload_mtx_;
+  alignas(64) std::atomic<size_t> window_;
+  std::atomic<bool> record_latency_;
   std::thread consumer_;
   std::atomic<bool> consumer_stop_{false};
 

@@ -1,0 +1,98 @@
+// Reload: the run-time keys of a new config reach the producers (window),
+// the sink (stall threshold, latency toggle), the supervisor (cap) and the
+// lanes (retry policy, read at each attempt) without stopping anything.
+
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/engine.hpp"
+#include "keylane/detail/messages.hpp"
+
+namespace keylane::detail {
+
+namespace {
+
+std::string describe(const setting_change& c) {
+  return c.key + " = " + (c.before.empty() ? "(unset)" : c.before) + " -> "
+         + (c.after.empty() ? "(unset)" : c.after);
+}
+
+} // namespace
+
+caf::error engine::check_numbers(const settings& cfg) {
+  // The config file checks ranges; settings filled in code are checked here.
+  if (cfg.max_active_keys == 0 || cfg.window == 0 || cfg.key_backlog == 0
+      || cfg.lane_batch == 0 || cfg.ingress_batch == 0 || cfg.max_attempts == 0
+      || cfg.max_throughput == 0 || !(cfg.backoff_multiplier >= 1.0))
+    return make_error(errc::invalid_config,
+                      "runtime.max_active_keys, window, key_backlog, "
+                      "lane_batch, ingress_batch, retry.max_attempts and "
+                      "scheduler.max_throughput must be >= 1, and "
+                      "retry.multiplier >= 1.0");
+  return caf::none;
+}
+
+std::shared_ptr<const settings> engine::live() const {
+  std::lock_guard<std::mutex> guard{live_mtx_};
+  return live_;
+}
+
+caf::expected<reload_report> engine::reload(settings next) {
+  if (auto err = check_numbers(next)) {
+    log_.write(log_level::error, "reload from " + next.origin
+                                   + " refused, running config kept: "
+                                   + render(err));
+    return err;
+  }
+  std::lock_guard<std::mutex> serial{reload_mtx_};
+  if (stopping())
+    return make_error(errc::stopped, "reload after stop()");
+  auto cur = live();
+  reload_report rep;
+  for (auto& c : differences(*cur, next))
+    (reloads_at_run_time(c.key) ? rep.applied : rep.needs_restart)
+      .push_back(std::move(c));
+  for (auto& c : rep.needs_restart)
+    log_.write(log_level::warning, "reload from " + next.origin + ": "
+                                     + describe(c)
+                                     + " takes effect only at restart");
+  if (rep.applied.empty()) {
+    log_.write(log_level::info,
+               "reload from " + next.origin + ": no run-time key changed");
+    return rep;
+  }
+  auto upd = std::make_shared<settings>(*cur);
+  upd->max_active_keys = next.max_active_keys;
+  upd->window = next.window;
+  upd->max_attempts = next.max_attempts;
+  upd->initial_backoff_ms = next.initial_backoff_ms;
+  upd->backoff_multiplier = next.backoff_multiplier;
+  upd->max_backoff_ms = next.max_backoff_ms;
+  upd->jitter = next.jitter;
+  upd->attempt_timeout_ms = next.attempt_timeout_ms;
+  upd->log = next.log;
+  upd->stall_ms = next.stall_ms;
+  upd->metrics_latency = next.metrics_latency;
+  upd->origin = next.origin;
+  settings_ptr fixed = upd;
+  {
+    std::lock_guard<std::mutex> guard{live_mtx_};
+    live_ = fixed;
+  }
+  log_.threshold(fixed->log);
+  record_latency_.store(fixed->metrics_latency, std::memory_order_relaxed);
+  window_.store(fixed->window, std::memory_order_seq_cst);
+  live_gen_.fetch_add(1, std::memory_order_acq_rel);
+  // A larger window may let blocked producers in.
+  { std::lock_guard<std::mutex> guard{wait_mtx_}; }
+  wait_cv_.notify_all();
+  caf::anon_send(supervisor_, reload_atom::value, fixed);
+  caf::anon_send(sink_, reload_atom::value, fixed);
+  for (auto& c : rep.applied)
+    log_.write(log_level::info,
+               "reload from " + next.origin + ": " + describe(c));
+  return rep;
+}
+
+} // namespace keylane::detail
