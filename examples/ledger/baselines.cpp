@@ -46,8 +46,9 @@ void work(work_queue<ledger_event>& queue, shared_book& book, tally& t) {
 
 } // namespace
 
-way_result run_shared_queue(const workload& w) {
-  tally t{w};
+way_result run_shared_queue(const workload& w,
+                            keylane::cli::progress* shown) {
+  tally t{w, shown};
   shared_book book{w, t};
   work_queue<ledger_event> queue;
   std::vector<std::thread> workers;
@@ -62,8 +63,9 @@ way_result run_shared_queue(const workload& w) {
   return t.result("shared_queue");
 }
 
-way_result run_hash_partitions(const workload& w) {
-  tally t{w};
+way_result run_hash_partitions(const workload& w,
+                               keylane::cli::progress* shown) {
+  tally t{w, shown};
   shared_book book{w, t};
   std::vector<work_queue<ledger_event>> queues(worker_count);
   std::vector<size_t> route;

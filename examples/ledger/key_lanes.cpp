@@ -8,23 +8,17 @@
 #include <typeinfo>
 #include <utility>
 
-#include <caf/exit_reason.hpp>
-#include <caf/send.hpp>
-
 #include <keylane/errc.hpp>
 #include <keylane/handler_registry.hpp>
-#include <keylane/runtime.hpp>
 
-#include "database.hpp"
 #include "lane_settings.hpp"
 #include "ledger_handler.hpp"
+#include "live_lanes.hpp"
 #include "ways.hpp"
 
 namespace ledger {
 
 namespace {
-
-using ledger_runtime = keylane::runtime<ledger_event, ledger_result>;
 
 // Far beyond any plausible run (the hot account alone takes ~0.5 s).
 constexpr auto drain_timeout = std::chrono::seconds(60);
@@ -39,8 +33,10 @@ struct failures {
 } // namespace
 
 caf::expected<way_result> run_key_lanes(const workload& w,
-                                        keylane::settings cfg) {
-  auto ctx = std::make_shared<lane_context>(w);
+                                        keylane::settings cfg,
+                                        live_lanes& live,
+                                        keylane::cli::progress* shown) {
+  auto ctx = std::make_shared<lane_context>(w, shown);
   auto failed = std::make_shared<failures>();
 
   keylane::handler_registry registry;
@@ -60,16 +56,11 @@ caf::expected<way_result> run_key_lanes(const workload& w,
     }
   };
 
-  auto rt = ledger_runtime::start(std::move(cfg), registry, on_output);
+  auto rt = live.start(std::move(cfg), registry, on_output, ctx);
   if (!rt)
     return std::move(rt.error());
   auto& runtime = **rt;
-  ctx->db = spawn_database(runtime.system());
-
-  auto shutdown = [&] {
-    caf::anon_send_exit(ctx->db, caf::exit_reason::user_shutdown);
-    return runtime.stop();
-  };
+  auto shutdown = [&] { return live.stop(); };
 
   ctx->measured.start();
   for (const auto& ev : w.events) {
@@ -82,9 +73,8 @@ caf::expected<way_result> run_key_lanes(const workload& w,
                       + keylane::to_string(res.code()));
     }
   }
-  bool drained = runtime.drain(drain_timeout);
-  auto report = shutdown();
-  if (!drained)
+  if (!runtime.drain(drain_timeout)) {
+    auto report = shutdown();
     return keylane::make_error(
       keylane::errc::timeout,
       "key_lanes: drain timed out after "
@@ -92,12 +82,24 @@ caf::expected<way_result> run_key_lanes(const workload& w,
         + std::to_string(report.delivered) + " of "
         + std::to_string(report.accepted) + " events delivered, "
         + std::to_string(report.unfinished.size()) + " unfinished");
-  std::lock_guard<std::mutex> guard{failed->mtx};
-  if (failed->count > 0)
+  }
+  // drain() returns after the consumer thread's last callback, so `failed`
+  // is complete; the runtime stays in `live` for the caller to stop or
+  // serve.
+  uint64_t failed_count = 0;
+  std::string first_failure;
+  {
+    std::lock_guard<std::mutex> guard{failed->mtx};
+    failed_count = failed->count;
+    first_failure = failed->first;
+  }
+  if (failed_count > 0) {
+    shutdown();
     return keylane::make_error(
       keylane::errc::handler_failed,
-      "key_lanes: " + std::to_string(failed->count)
-        + " events did not end ok; first: " + failed->first);
+      "key_lanes: " + std::to_string(failed_count)
+        + " events did not end ok; first: " + first_failure);
+  }
   return ctx->measured.result("key_lanes");
 }
 

@@ -1,5 +1,10 @@
 #include "lane_settings.hpp"
 
+#include <utility>
+
+#include <keylane/config_loader.hpp>
+#include <keylane/errc.hpp>
+
 #include "ledger_handler.hpp"
 
 namespace ledger {
@@ -39,6 +44,24 @@ std::vector<std::string> settings_problems(const keylane::settings& cfg) {
   for (auto& p : params.problems(handler_name))
     out.push_back(std::move(p));
   return out;
+}
+
+std::vector<std::string> read_settings(const settings_source& src,
+                                       keylane::settings& out) {
+  auto cfg = src.retry ? retry_settings() : default_settings();
+  if (src.config) {
+    auto loaded = keylane::load(*src.config);
+    if (!loaded)
+      return {keylane::render(loaded.error())};
+    cfg = std::move(*loaded);
+  }
+  if (!src.overrides.empty())
+    if (auto err = keylane::apply_overrides(cfg, src.overrides))
+      return {keylane::render(err)};
+  auto problems = settings_problems(cfg);
+  if (problems.empty())
+    out = std::move(cfg);
+  return problems;
 }
 
 } // namespace ledger

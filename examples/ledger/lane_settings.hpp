@@ -1,9 +1,11 @@
 #pragma once
 
 // The keylane way's settings: defaults built into the program (a config
-// file next to the sources is not reachable from the build directory), and
-// the checks that make a bad `--config` fail before anything runs.
+// file next to the sources is not reachable from the build directory), the
+// checks that make a bad `--config` fail before anything runs, and reading
+// them from the command line's sources, at start and again on SIGHUP.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +30,23 @@ inline constexpr const char* handler_name = "ledger";
 /// `[handler.ledger]` values); empty when it is fine.
 [[nodiscard]] std::vector<std::string>
 settings_problems(const keylane::settings& cfg);
+
+/// Where the settings come from: the scenario's defaults or the `--config`
+/// file, then the `--set` overrides, so the command line wins over the
+/// file at start and at every reload alike.
+struct settings_source {
+  /// The retry scenario's defaults rather than the hot one's.
+  bool retry = false;
+  /// The `--config` file, if any.
+  std::optional<std::string> config;
+  /// The `--set` overrides, in command-line order.
+  std::vector<std::string> overrides;
+};
+
+/// Reads the settings of `src` into `out` (unchanged on error) and returns
+/// what is wrong with them, one message each (file:line or --set named);
+/// empty when they are fine.
+[[nodiscard]] std::vector<std::string> read_settings(const settings_source& src,
+                                                     keylane::settings& out);
 
 } // namespace ledger

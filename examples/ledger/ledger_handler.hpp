@@ -38,7 +38,9 @@ struct handler_options {
 /// What every lane's handler shares: the store, the database actor and the
 /// way's tally. Filled before the first event is submitted.
 struct lane_context {
-  explicit lane_context(const workload& w) : measured(w) {}
+  explicit lane_context(const workload& w,
+                        keylane::cli::progress* shown = nullptr)
+    : measured(w, shown) {}
   account_store store;
   caf::actor db;
   tally measured;

@@ -3,157 +3,38 @@
 // ways — a shared queue, hash partitions, keylane lanes — and the program
 // shows which ways keep each account's order and how long the hot account
 // makes the others wait. The retry scenario shows what lanes do with
-// failures: retry at the head of a lane, park in order, replay.
+// failures: retry at the head of a lane, park in order, replay. With
+// --serve the lanes' runtime stays up afterwards (metrics endpoint, SIGHUP
+// reloads the config file) until SIGINT or SIGTERM.
 
-#include <charconv>
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include <keylane/config_loader.hpp>
 #include <keylane/errc.hpp>
 
+#include <control_signals.hpp>
+#include <progress.hpp>
+
 #include "lane_settings.hpp"
+#include "live_lanes.hpp"
+#include "options.hpp"
 #include "report.hpp"
 #include "retry_report.hpp"
 #include "retry_scenario.hpp"
 #include "retry_verdict.hpp"
+#include "sighup.hpp"
 #include "ways.hpp"
 #include "workload.hpp"
 
 namespace {
 
-constexpr const char* usage = R"(usage: ledger [--scenario hot|retry] [--json] [--seed N] [--config PATH]
-              [--set SECTION.KEY=VALUE]...
-
---scenario hot (the default): runs 400 account events over 40 accounts
-(acct-0 hot with 200 of them), each costing a simulated 1-4 ms database
-round trip, three ways: a shared queue with 8 workers, 8 hash partitions,
-and keylane lanes. Prints, per way, the per-account order violations, the
-rejected business events, when the cold accounts finished (median and
-last), when the hot one finished, and the total time.
-
---scenario retry: runs 200 account events (40 accounts, 5 each, 1-4 ms
-round trip) through keylane lanes that retry up to 4 attempts per event,
-while the handler fails acct-5's second event twice (retryable) and
-acct-9's first event for good. Checks that acct-5 completes in order after
-2 retries, that acct-9's events are all parked in order (parked_events
-lists them as submitted), that every other account is unaffected; then
-clears acct-9's fault, replays it, drains and checks that its events
-complete in order. --json prints one line that starts
-{"order_kept": true, "parked": {"acct-9": 5}, "retried": {"acct-5": 2},
-"replayed_in_order": true, ...
-
-  --scenario NAME  hot or retry (default hot)
-  --json           print only one JSON object, on one line
-  --seed N         seed of the workload (default 42)
-  --config PATH    keylane settings for the lanes (TOML, see ledger.toml and
-                   retry.toml); default: max_active_keys = 8, window =
-                   "unbounded", order = "per_key", scheduler "sharing" on 2
-                   threads, and for retry the [retry] and [park] of
-                   retry.toml
-  --set S.K=V      override one setting after --config, validated like the
-                   file (runtime.max_active_keys=4, retry.max_attempts=2);
-                   repeatable, a later one wins
-  --help           print this text
-
-Exit status: 0 when the scenario went as expected (hot: the partitions and
-the lanes kept every account's order and rejected nothing; retry: every
-check above held), 1 when it did not (or the lanes failed), 2 for bad
-arguments, a bad config file or a bad --set.
-)";
-
-enum class scenario { hot, retry };
-
-struct options {
-  scenario which = scenario::hot;
-  bool json = false;
-  uint64_t seed = 42;
-  std::optional<std::string> config;
-  std::vector<std::string> overrides;
-};
-
-[[noreturn]] void bad_usage(const std::string& what) {
-  std::cerr << "ledger: " << what << "\ntry 'ledger --help'\n";
-  std::exit(2);
-}
-
-uint64_t parse_seed(const std::string& text) {
-  uint64_t x = 0;
-  auto first = text.data();
-  auto last = first + text.size();
-  auto [end, ec] = std::from_chars(first, last, x);
-  if (text.empty() || ec != std::errc{} || end != last)
-    bad_usage("--seed needs a non-negative integer below 2^64, got '" + text
-              + "'");
-  return x;
-}
-
-options parse_args(int argc, char** argv) {
-  options opts;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    // Accepts "--name value" and "--name=value".
-    auto value = [&](const char* name) -> std::optional<std::string> {
-      auto n = std::strlen(name);
-      if (arg == name) {
-        if (i + 1 >= argc)
-          bad_usage(std::string{name} + " needs a value");
-        return std::string{argv[++i]};
-      }
-      if (arg.size() > n && arg.compare(0, n, name) == 0 && arg[n] == '=')
-        return arg.substr(n + 1);
-      return std::nullopt;
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::cout << usage;
-      std::exit(0);
-    } else if (arg == "--json") {
-      opts.json = true;
-    } else if (auto v = value("--scenario")) {
-      if (*v == "hot")
-        opts.which = scenario::hot;
-      else if (*v == "retry")
-        opts.which = scenario::retry;
-      else
-        bad_usage("--scenario must be hot or retry, got '" + *v + "'");
-    } else if (auto v = value("--set")) {
-      opts.overrides.push_back(*v);
-    } else if (auto v = value("--seed")) {
-      opts.seed = parse_seed(*v);
-    } else if (auto v = value("--config")) {
-      if (v->empty())
-        bad_usage("--config needs a file path");
-      opts.config = *v;
-    } else {
-      bad_usage("unknown argument '" + arg + "'");
-    }
-  }
-  return opts;
-}
+using keylane::cli::progress;
+using ledger::options;
 
 keylane::settings load_settings(const options& opts) {
-  auto cfg = opts.which == scenario::retry ? ledger::retry_settings()
-                                           : ledger::default_settings();
-  if (opts.config) {
-    auto loaded = keylane::load(*opts.config);
-    if (!loaded) {
-      std::cerr << "ledger: " << keylane::render(loaded.error()) << '\n';
-      std::exit(2);
-    }
-    cfg = std::move(*loaded);
-  }
-  if (!opts.overrides.empty()) {
-    if (auto err = keylane::apply_overrides(cfg, opts.overrides)) {
-      std::cerr << "ledger: " << keylane::render(err) << '\n';
-      std::exit(2);
-    }
-  }
-  auto problems = ledger::settings_problems(cfg);
+  keylane::settings cfg;
+  auto problems = ledger::read_settings(opts.settings, cfg);
   if (!problems.empty()) {
     for (const auto& p : problems)
       std::cerr << "ledger: " << p << '\n';
@@ -181,15 +62,19 @@ bool check(const ledger::way_result& r, size_t events) {
 }
 
 // The hot scenario: the three ways side by side.
-int run_hot(const options& opts, const keylane::settings& cfg) {
+int run_hot(const options& opts, const keylane::settings& cfg,
+            ledger::live_lanes& live) {
   ledger::workload_spec spec;
   spec.seed = opts.seed;
   auto w = ledger::make_workload(spec);
 
+  progress shown{"ledger", 3 * w.events.size(), "events",
+                 keylane::cli::progress_wanted(opts.json)};
   std::vector<ledger::way_result> ways;
-  ways.push_back(ledger::run_shared_queue(w));
-  ways.push_back(ledger::run_hash_partitions(w));
-  auto lanes = ledger::run_key_lanes(w, cfg);
+  ways.push_back(ledger::run_shared_queue(w, &shown));
+  ways.push_back(ledger::run_hash_partitions(w, &shown));
+  auto lanes = ledger::run_key_lanes(w, cfg, live, &shown);
+  shown.finish();
   if (!lanes) {
     std::cerr << "ledger: " << keylane::render(lanes.error()) << '\n';
     return 1;
@@ -207,10 +92,14 @@ int run_hot(const options& opts, const keylane::settings& cfg) {
 }
 
 // The retry scenario: failures injected, parked, replayed, and checked.
-int run_retry(const options& opts, const keylane::settings& cfg) {
+int run_retry(const options& opts, const keylane::settings& cfg,
+              ledger::live_lanes& live) {
   ledger::retry_spec spec;
   spec.seed = opts.seed;
-  auto obs = ledger::run_retry_scenario(spec, cfg);
+  progress shown{"ledger", ledger::expected_outputs(spec), "events",
+                 keylane::cli::progress_wanted(opts.json)};
+  auto obs = ledger::run_retry_scenario(spec, cfg, live, &shown);
+  shown.finish();
   if (!obs) {
     std::cerr << "ledger: " << keylane::render(obs.error()) << '\n';
     return 1;
@@ -227,11 +116,52 @@ int run_retry(const options& opts, const keylane::settings& cfg) {
   return verdict.as_expected() ? 0 : 1;
 }
 
+// --serve: the runtime the scenario ran stays up, idle, until SIGINT or
+// SIGTERM.
+void serve(const options& opts, ledger::live_lanes& live,
+           keylane::cli::control_signals& signals) {
+  std::string listen;
+  if (!live.visit([&](ledger::ledger_runtime& rt) {
+        listen = rt.config().metrics_listen;
+      })) {
+    std::cerr << "ledger: --serve: no keylane runtime to keep up (the lanes "
+                 "did not start or failed)\n";
+    return;
+  }
+  std::string line = "ledger: serving; ";
+  if (!listen.empty())
+    line += "metrics at http://" + listen + "/metrics; ";
+  if (opts.settings.config)
+    line += "SIGHUP reloads " + *opts.settings.config + "; ";
+  else
+    line += "SIGHUP: no --config to reload; ";
+  line += "SIGINT/SIGTERM to stop\n";
+  std::cout << std::flush; // the report first, when both go to one file
+  std::cerr << line << std::flush;
+  int sig = signals.serve();
+  std::cerr << "ledger: " << keylane::cli::signal_name(sig)
+            << ": stopping\n" << std::flush;
+  live.stop();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  auto opts = parse_args(argc, argv);
+  // Before any thread exists, so that every thread inherits the mask and
+  // only the signal thread below takes these signals.
+  keylane::cli::block_control_signals();
+  auto opts = ledger::parse_args(argc, argv);
   auto cfg = load_settings(opts);
-  return opts.which == scenario::retry ? run_retry(opts, cfg)
-                                       : run_hot(opts, cfg);
+
+  ledger::live_lanes live;
+  // Declared after `live`, so it ends (and no SIGHUP reaches `live`) first.
+  keylane::cli::control_signals signals{
+    [&] { ledger::reload_on_sighup(opts.settings, live); }};
+
+  int status = opts.which == ledger::scenario::retry ? run_retry(opts, cfg, live)
+                                                     : run_hot(opts, cfg, live);
+  if (opts.serve)
+    serve(opts, live, signals);
+  live.stop();
+  return status;
 }

@@ -7,14 +7,9 @@
 #include <typeinfo>
 #include <utility>
 
-#include <caf/exit_reason.hpp>
-#include <caf/send.hpp>
-
 #include <keylane/errc.hpp>
 #include <keylane/handler_registry.hpp>
-#include <keylane/runtime.hpp>
 
-#include "database.hpp"
 #include "fault_plan.hpp"
 #include "faulty_handler.hpp"
 #include "lane_settings.hpp"
@@ -23,7 +18,6 @@ namespace ledger {
 
 namespace {
 
-using ledger_runtime = keylane::runtime<ledger_event, ledger_result>;
 static_assert(keylane::codec<ledger_event>::available,
               "ledger events must be parkable in SQLite (inspect in "
               "workload.hpp)");
@@ -104,12 +98,18 @@ workload make_retry_workload(const retry_spec& spec) {
   return make_workload(ws);
 }
 
-caf::expected<retry_observed> run_retry_scenario(const retry_spec& spec,
-                                                 keylane::settings cfg) {
+uint64_t expected_outputs(const retry_spec& spec) {
+  uint64_t all = uint64_t{spec.accounts} * spec.events_per_account;
+  return all + (spec.events_per_account - spec.permanent_index);
+}
+
+caf::expected<retry_observed>
+run_retry_scenario(const retry_spec& spec, keylane::settings cfg,
+                   live_lanes& live, keylane::cli::progress* shown) {
   retry_observed obs;
   obs.w = make_retry_workload(spec);
   obs.cfg = cfg;
-  auto ctx = std::make_shared<lane_context>(obs.w);
+  auto ctx = std::make_shared<lane_context>(obs.w, shown);
   auto faults = std::make_shared<fault_plan>();
   faults->fail_transiently(spec.transient_account, spec.transient_index,
                            spec.transient_failures);
@@ -126,15 +126,11 @@ caf::expected<retry_observed> run_retry_scenario(const retry_spec& spec,
     rec->record(e);
   };
 
-  auto started = ledger_runtime::start(std::move(cfg), registry, on_output);
+  auto started = live.start(std::move(cfg), registry, on_output, ctx);
   if (!started)
     return std::move(started.error());
   auto& rt = **started;
-  ctx->db = spawn_database(rt.system());
-  auto shutdown = [&] {
-    caf::anon_send_exit(ctx->db, caf::exit_reason::user_shutdown);
-    rt.stop();
-  };
+  auto shutdown = [&] { live.stop(); };
   // Every way out below shuts down first; `fail` keeps that in one place.
   auto fail = [&](caf::error err) {
     shutdown();
@@ -185,7 +181,7 @@ caf::expected<retry_observed> run_retry_scenario(const retry_spec& spec,
   obs.parked_after = std::move(*keys);
   obs.stats = rt.stats();
 
-  shutdown();
+  // Drained: every output is recorded. The runtime stays in `live`.
   obs.first_pass = rec->take(0);
   obs.replay_pass = rec->take(1);
   obs.measured = ctx->measured.result("retry");

@@ -16,6 +16,7 @@
 #include <keylane/park_store.hpp>
 #include <keylane/stats.hpp>
 
+#include "live_lanes.hpp"
 #include "tally.hpp"
 #include "workload.hpp"
 
@@ -86,9 +87,17 @@ struct retry_observed {
 
 /// Runs the scenario with `cfg` (handler "ledger"): submits the workload,
 /// drains, reads the parked account back, clears its fault, replays it and
-/// drains again. Fails when the runtime cannot start, a submit is
-/// rejected, a drain times out or an operator call fails.
+/// drains again. The runtime is started in `live` and, when all went well,
+/// left running there (idle) for the caller to stop or serve; it is
+/// stopped on failure. Counts finished events on `shown`, if given. Fails
+/// when the runtime cannot start, a submit is rejected, a drain times out
+/// or an operator call fails.
 [[nodiscard]] caf::expected<retry_observed>
-run_retry_scenario(const retry_spec& spec, keylane::settings cfg);
+run_retry_scenario(const retry_spec& spec, keylane::settings cfg,
+                   live_lanes& live, keylane::cli::progress* shown);
+
+/// How many outputs the scenario produces: every event once, and the
+/// replayed ones again (for the progress line).
+[[nodiscard]] uint64_t expected_outputs(const retry_spec& spec);
 
 } // namespace ledger

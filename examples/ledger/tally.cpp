@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <progress.hpp>
+
 namespace ledger {
 
 namespace {
@@ -12,8 +14,8 @@ double seconds(clock::duration d) {
 
 } // namespace
 
-tally::tally(const workload& w)
-  : t0_(clock::now()), accounts_(w.events_per_account.size()) {}
+tally::tally(const workload& w, keylane::cli::progress* shown)
+  : t0_(clock::now()), shown_(shown), accounts_(w.events_per_account.size()) {}
 
 void tally::applied(const ledger_event& ev, bool accepted) {
   std::lock_guard<std::mutex> guard{mtx_};
@@ -33,6 +35,8 @@ void tally::finished(uint32_t account) {
   auto& rec = accounts_.at(account);
   rec.last_finish = std::max(rec.last_finish, now);
   ++events_;
+  if (shown_)
+    shown_->add();
 }
 
 way_result tally::result(std::string name) const {

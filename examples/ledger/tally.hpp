@@ -11,6 +11,10 @@
 
 #include "workload.hpp"
 
+namespace keylane::cli {
+class progress;
+} // namespace keylane::cli
+
 namespace ledger {
 
 using clock = std::chrono::steady_clock;
@@ -41,7 +45,9 @@ struct way_result {
 /// `start` is called once before them, `result` after all of them.
 class tally {
 public:
-  explicit tally(const workload& w);
+  /// Measures a run of `w`; `shown`, if given, counts each finished event
+  /// (the progress line on a terminal).
+  explicit tally(const workload& w, keylane::cli::progress* shown = nullptr);
 
   /// Marks time zero: the moment the way starts submitting.
   void start() noexcept { t0_ = clock::now(); }
@@ -63,6 +69,7 @@ private:
     clock::duration last_finish{0};
   };
   clock::time_point t0_;
+  keylane::cli::progress* shown_;
   mutable std::mutex mtx_;
   std::vector<account_record> accounts_;
   uint64_t events_ = 0;
