@@ -84,6 +84,14 @@ std::string usage(const char* argv0) {
       << "  --results DIR      where results and plots go (default results)\n"
       << "  --no-plots         do not draw plots\n"
       << "  --help             this text\n\n"
+      << "Progress: on a terminal (stderr) without --json, one line shows runs "
+         "done of those\n"
+         "planned, runs per second and the time elapsed, redrawn in place four "
+         "times a second\n"
+         "and cleared at the end (the count moves between runs, never inside a "
+         "measured\n"
+         "loop); piped or with --json there is none, and stderr lists only the "
+         "finished rows.\n\n"
       << "Exit status: 0 ok, 1 an ordered way broke per-key order or a run did "
          "not complete, 2 bad arguments.\n";
   return out.str();

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <progress.hpp>
+
 #include "allocator.hpp"
 #include "args.hpp"
 #include "measure.hpp"
@@ -76,6 +78,8 @@ std::vector<row> run_sysalloc_child(const options& o, std::string& note) {
   }
   if (o.quick)
     args.push_back("--quick");
+  if (o.json)
+    args.push_back("--json"); // no progress line from the child either
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
@@ -104,7 +108,7 @@ std::vector<row> run_sysalloc_child(const options& o, std::string& note) {
   return rows;
 }
 
-void progress(const row& r) {
+std::string row_line(const row& r) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "   %-16s %-9s %-8s %-12s work %-4llu %10.0f ev/s  p99 %8.1f us"
@@ -114,7 +118,7 @@ void progress(const row& r) {
                 r.events_per_s.median, r.p99_us.median,
                 static_cast<unsigned long long>(r.violations),
                 r.completed ? "" : "  INCOMPLETE");
-  std::cerr << buf << std::flush;
+  return buf;
 }
 
 } // namespace
@@ -169,7 +173,15 @@ int main(int argc, char** argv) {
   so.idle_pause_ms = o.quick ? 10 : 100;
   so.allocator = allocator_name();
   auto t0 = now_ns();
-  auto rows = run_suite(so, progress);
+  // On a terminal: runs done of all planned, redrawn a few times a second
+  // by a thread that only reads a counter the suite bumps between runs.
+  keylane::cli::progress shown{child ? "keylane_bench (system allocator)"
+                                     : "keylane_bench",
+                               planned_runs(so), "runs",
+                               keylane::cli::progress_wanted(o.json)};
+  so.on_run = [&shown] { shown.add(); };
+  auto rows = run_suite(so, [&shown](const row& r) { shown.say(row_line(r)); });
+  shown.finish();
 
   if (child) {
     std::ofstream out{o.child_out};

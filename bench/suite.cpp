@@ -97,8 +97,24 @@ uint64_t work_iters_for(uint64_t ns) {
   return it->second;
 }
 
+uint64_t planned_runs(const suite_options& opt) {
+  // Per way, workload and work: a warm-up, `runs` throughput runs and
+  // `runs` pairs of open-loop runs.
+  return uint64_t{opt.workloads.size()} * opt.work_ns.size() * opt.ways.size()
+         * (1 + 3 * static_cast<uint64_t>(opt.runs));
+}
+
 std::vector<row> run_suite(const suite_options& opt,
                            const std::function<void(const row&)>& on_row) {
+  // `run_once` returns after its measured span; counting here keeps the
+  // progress line out of it.
+  auto measured = [&](const way_spec& spec, const workload& wl,
+                      const run_params& p) {
+    auto s = run_once(spec, wl, p);
+    if (opt.on_run)
+      opt.on_run();
+    return s;
+  };
   std::vector<row> rows;
   size_t lat_events = static_cast<size_t>(std::ceil(opt.rate * opt.latency_seconds));
   size_t len = std::max(opt.events, lat_events);
@@ -113,7 +129,7 @@ std::vector<row> run_suite(const suite_options& opt,
       for (size_t i = 0; i < opt.ways.size(); ++i) {
         auto p = base;
         p.events = std::max<size_t>(100, std::min<size_t>(opt.events / 10, 10000));
-        auto s = run_once(opt.ways[i], wl, p);
+        auto s = measured(opt.ways[i], wl, p);
         double rate = s.seconds > 0 ? static_cast<double>(s.events) / s.seconds : 0;
         auto want = static_cast<size_t>(rate * opt.target_seconds);
         tput_events[i] = std::clamp(want, std::max<size_t>(1, opt.events / 10),
@@ -127,7 +143,7 @@ std::vector<row> run_suite(const suite_options& opt,
           p.events = tput_events[i];
           p.measure_idle = true;
           p.idle_pause_ms = opt.idle_pause_ms;
-          cells[i].tput.push_back(run_once(opt.ways[i], wl, p));
+          cells[i].tput.push_back(measured(opt.ways[i], wl, p));
         }
       std::vector<double> max_rate(opt.ways.size());
       for (size_t i = 0; i < opt.ways.size(); ++i) {
@@ -147,10 +163,10 @@ std::vector<row> run_suite(const suite_options& opt,
           auto p = base;
           p.rate = opt.rate;
           p.events = open_loop_events(opt.rate, max_rate[i]);
-          cells[i].at_rate.push_back(run_once(opt.ways[i], wl, p));
+          cells[i].at_rate.push_back(measured(opt.ways[i], wl, p));
           p.rate = std::max(1.0, max_rate[i] / 2);
           p.events = open_loop_events(p.rate, max_rate[i]);
-          cells[i].at_half.push_back(run_once(opt.ways[i], wl, p));
+          cells[i].at_half.push_back(measured(opt.ways[i], wl, p));
         }
       for (size_t i = 0; i < opt.ways.size(); ++i) {
         auto row = make_row(opt.ways[i], wl_name, work_ns, opt, cells[i],

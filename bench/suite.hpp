@@ -32,7 +32,13 @@ struct suite_options {
   double latency_seconds = 1.0;
   /// Allocator this binary runs with, for the rows.
   std::string allocator;
+  /// Called after each run (warm-up ones included), outside its measured
+  /// span: for the progress line.
+  std::function<void()> on_run;
 };
+
+/// How many runs `run_suite(opt, ...)` makes, warm-ups included.
+[[nodiscard]] uint64_t planned_runs(const suite_options& opt);
 
 /// Runs the plan; calls `on_row` as each row is complete (for progress).
 [[nodiscard]] std::vector<row>
