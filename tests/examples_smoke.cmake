@@ -82,3 +82,24 @@ keylane_smoke_example_exit("ledger rejects an unknown scenario" ledger 2
   "--scenario must be hot or retry, got 'cold'" --scenario cold)
 keylane_smoke_example_exit("ledger rejects a bad --set" ledger 2
   "--set retry.max_attempts=0" --scenario retry --set retry.max_attempts=0)
+
+# --serve and SIGHUP, as an operator meets them (tests/ledger_serve.sh):
+# started in the background, stopped by SIGTERM or SIGINT with status 0, and
+# its edited config file reloaded (the change logged, a broken file refused
+# while it keeps serving). CMake cannot background a process, so bash does.
+find_program(KEYLANE_BASH bash)
+if(TARGET ledger AND KEYLANE_BASH)
+  set(keylane_serve_script "${CMAKE_CURRENT_LIST_DIR}/ledger_serve.sh")
+  foreach(mode stop interrupt reload)
+    set(name_stop "ledger --serve stops cleanly on SIGTERM")
+    set(name_interrupt "ledger --serve stops cleanly on SIGINT")
+    set(name_reload "ledger --serve reloads its edited config file on SIGHUP")
+    add_test(NAME "example: ${name_${mode}}"
+      COMMAND ${KEYLANE_BASH} ${keylane_serve_script} ${mode}
+              $<TARGET_FILE:ledger>
+              ${PROJECT_SOURCE_DIR}/examples/ledger/ledger.toml)
+    # The script's exit status is the verdict (it checks every line itself).
+    set_tests_properties("example: ${name_${mode}}" PROPERTIES
+      LABELS "example" TIMEOUT 300)
+  endforeach()
+endif()
