@@ -34,10 +34,14 @@ struct run_params {
   overflow_policy overflow = overflow_policy::block;
   bool callback = true;
   uint32_t max_latency_us = 40;
+  // Reload random caps (1 to 2 cap) and windows (1 to 2 window, or
+  // unbounded) while producers run; the bounds checked are the largest set.
+  bool reload = false;
 };
 
 std::string describe(const run_params& p) {
-  return "cap=" + std::to_string(p.cap) + " window="
+  return std::string{p.reload ? "reloading, from " : ""} + "cap="
+         + std::to_string(p.cap) + " window="
          + (p.window == unbounded ? std::string{"unbounded"}
                                   : std::to_string(p.window))
          + " order=" + to_string(p.order) + " overflow="
@@ -100,6 +104,9 @@ void run_property(const run_params& rp, uint64_t seed) {
                             rp.max_latency_us);
   observer obs{rp.keys, rp.producers};
   output_log log{rp.events, rp.keys, rp.producers};
+  size_t max_cap = rp.cap;       // the largest cap in force at any time
+  size_t max_window = rp.window; // and window
+  uint64_t reloads = 0;
   {
     settings cfg;
     cfg.max_active_keys = rp.cap;
@@ -153,8 +160,36 @@ void run_property(const run_params& rp, uint64_t seed) {
           }
         }
       });
+    std::atomic<bool> stop_reloading{false};
+    std::thread reloader;
+    if (rp.reload)
+      reloader = std::thread{[&] {
+        std::mt19937_64 rng{seed ^ 0x5eedu};
+        while (!stop_reloading) {
+          auto next = rt.config();
+          next.max_active_keys = 1 + rng() % (2 * rp.cap);
+          next.window = rng() % 8 == 0 || rp.window == unbounded
+                          ? unbounded
+                          : 1 + rng() % (2 * rp.window);
+          next.log = rng() % 2 == 0 ? log_level::warning : log_level::error;
+          max_cap = std::max(max_cap, next.max_active_keys);
+          max_window = std::max(max_window, next.window);
+          if (rt.reload(next))
+            ++reloads;
+          std::this_thread::sleep_for(std::chrono::microseconds(rng() % 500));
+        }
+        // Back to the start values, so the run can finish at its pace.
+        auto last = rt.config();
+        last.max_active_keys = rp.cap;
+        last.window = rp.window;
+        if (rt.reload(last))
+          ++reloads;
+      }};
     for (auto& t : producers)
       t.join();
+    stop_reloading = true;
+    if (reloader.joinable())
+      reloader.join();
     producers_done = true;
     REQUIRE(accepted == rp.events);
     CHECK(rt.drain(std::chrono::seconds(120)));
@@ -165,9 +200,11 @@ void run_property(const run_params& rp, uint64_t seed) {
     CHECK(report.unfinished.empty());
     CHECK(report.accepted == rp.events);
     CHECK(report.delivered == rp.events);
-    CHECK(st.peak_active_lanes <= rp.cap);
-    if (rp.window != unbounded)
-      CHECK(st.peak_sink_buffered <= rp.window);
+    if (rp.reload)
+      CHECK(reloads > 0);
+    CHECK(st.peak_active_lanes <= max_cap);
+    if (max_window != unbounded)
+      CHECK(st.peak_sink_buffered <= max_window);
     if (rp.overflow == overflow_policy::block)
       CHECK(rejected == 0);
     CHECK(st.ok + st.skipped + st.failed == rp.events);
@@ -180,7 +217,7 @@ void run_property(const run_params& rp, uint64_t seed) {
   CHECK(log.key_order_breaks == 0);
   CHECK(log.global_breaks == 0);
   // Invariant 3: never more handler instances (lanes) than the cap.
-  CHECK(obs.peak_handlers <= static_cast<int64_t>(rp.cap));
+  CHECK(obs.peak_handlers <= static_cast<int64_t>(max_cap));
   CHECK(obs.live_handlers == 0);
   // Invariant 2: every accepted event came out exactly once, as decided.
   uint64_t twice = 0, missing = 0, wrong = 0;
@@ -231,6 +268,23 @@ TEST_CASE("per-key order, exactly-once accounting, cap and window hold on "
     }
   }
   // No payload leaked or was destroyed twice (that aborts).
+  CHECK(payload::live.load() == live_before);
+}
+
+TEST_CASE("reloading the cap and the window under load loses, duplicates "
+          "and reorders nothing",
+          "[invariants][property][reload]") {
+  auto seed = test_seed();
+  auto live_before = payload::live.load();
+  for (auto order : {order_mode::global, order_mode::per_key}) {
+    run_params rp;
+    rp.reload = true;
+    rp.cap = 8;
+    rp.window = 64;
+    rp.order = order;
+    rp.events = 10000;
+    run_property(rp, seed++);
+  }
   CHECK(payload::live.load() == live_before);
 }
 

@@ -111,6 +111,7 @@ caf::behavior lane::make_behavior() {
       if (!awaiting_ || token != token_ || !current_)
         return;
       awaiting_ = false;
+      backing_off_ = false;
       invoke_current();
       run();
     },
@@ -133,6 +134,7 @@ caf::behavior lane::make_behavior() {
       run();
     },
     [this](retire_atom, bool keep) { retire(keep); },
+    [this](locate_atom, uint64_t seq) { locate(seq); },
     [this](bind_atom, args_ptr& a) {
       bind(*a);
       activate();
@@ -179,6 +181,7 @@ void lane::run() {
 void lane::invoke_current() {
   ++token_;
   ++current_->attempts;
+  attempt_started_ = clock::now();
   if (!broken_.empty()) {
     // No handler instance in this lane: retrying here cannot help.
     settle(outcome::failed, broken_, true);
@@ -232,6 +235,7 @@ void lane::settle(outcome status, std::string error, bool permanent) {
   // Retry at the head: the key's later events keep waiting behind it.
   current_->error = std::move(error);
   awaiting_ = true;
+  backing_off_ = true;
   ++token_; // a late completion of the failed attempt is now stale
   auto delay = backoff_delay(pol, current_->attempts, rng_());
   delayed_send(this, delay, retry_atom::value, token_);

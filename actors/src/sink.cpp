@@ -24,13 +24,23 @@ sink::sink(caf::actor_config& cfg, engine* eng)
     order_(eng->config().order),
     stall_ms_(eng->config().stall_ms) {
   eng_->actor_started();
+  since_ = clock::now();
   eng_->counters().awaited_since_ns.store(now_ns(), std::memory_order_relaxed);
 }
 
 caf::behavior sink::make_behavior() {
   return {
     [this](events_atom, batch_ptr& b) { take(*b); },
-    [this](reload_atom, settings_ptr& live) { stall_ms_ = live->stall_ms; },
+    [this](reload_atom, settings_ptr& live) {
+      stall_ms_ = live->stall_ms;
+      watch();
+    },
+    [this](supervisor_atom, caf::actor& sup) {
+      supervisor_ = std::move(sup);
+    },
+    [this](stall_atom) { check_stall(); },
+    [this](located_atom, uint64_t seq, const key& k, const std::string& where,
+           int64_t submitted_ns) { on_located(seq, k, where, submitted_ns); },
   };
 }
 
@@ -59,6 +69,7 @@ void sink::take(event_batch& b) {
     if (held_ > peak_)
       peak_ = held_;
     release_ready();
+    watch();
   }
   // Publish before emitting: whoever sees an event out must see it counted.
   publish();
@@ -83,9 +94,13 @@ void sink::release_ready() {
     ++next_;
     --held_;
   }
-  if (next_ != before)
+  if (next_ != before) {
+    if (stalled_ != none_)
+      end_stall(); // before `since_` moves: the line says how long it was
+    since_ = clock::now();
     eng_->counters().awaited_since_ns.store(now_ns(),
                                             std::memory_order_relaxed);
+  }
 }
 
 void sink::publish() {
@@ -108,6 +123,7 @@ void sink::on_exit() {
   for (auto* ev : ready_)
     eng_->abandon(event_ptr{ev}, "completed");
   ready_.clear();
+  supervisor_ = nullptr;
   eng_->actor_stopped();
 }
 

@@ -31,6 +31,7 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
 }
 
 caf::behavior supervisor::make_behavior() {
+  send(sink_, supervisor_atom::value, caf::actor_cast<caf::actor>(this));
   return {
     [this](drain_atom) { drain(); },
     [this](idle_atom, const key& k, uint64_t finished) {
@@ -40,6 +41,7 @@ caf::behavior supervisor::make_behavior() {
     [this](parked_atom, const key& k) { parked_.insert(k); },
     [this](linger_atom) { on_linger_timer(); },
     [this](reload_atom, settings_ptr& live) { reconfigure(std::move(live)); },
+    [this](locate_atom, uint64_t seq) { locate(seq); },
     [this](replay_atom, const key& k, op_reply& reply) {
       operate(true, k, std::move(reply));
     },

@@ -98,6 +98,8 @@ private:
   void park(std::vector<event_ptr>& evs);
   void flush();
   void report_idle();
+  void locate(uint64_t seq);
+  std::string doing();
 
   engine* eng_;
   caf::actor supervisor_;
@@ -115,6 +117,8 @@ private:
   event_ptr current_;
   uint64_t token_ = 0;
   bool awaiting_ = false;  // an attempt runs, or a backoff waits
+  bool backing_off_ = false;
+  clock::time_point attempt_started_;
   bool resume_pending_ = false;
   bool idle_reported_ = false;
   uint64_t finished_ = 0;

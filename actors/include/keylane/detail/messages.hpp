@@ -69,6 +69,14 @@ using replay_atom = caf::atom_constant<caf::atom("kl_replay")>;
 using discard_atom = caf::atom_constant<caf::atom("kl_discard")>;
 // Engine -> supervisor, sink: the live settings changed (reload).
 using reload_atom = caf::atom_constant<caf::atom("kl_reload")>;
+// Sink -> supervisor -> lanes: where is this sequence number (stall log)?
+using locate_atom = caf::atom_constant<caf::atom("kl_locate")>;
+// Supervisor or lane -> sink: here it is, and what holds it.
+using located_atom = caf::atom_constant<caf::atom("kl_where")>;
+// Sink to itself: see whether output is stalled.
+using stall_atom = caf::atom_constant<caf::atom("kl_stall")>;
+// Supervisor -> sink: my handle (the sink asks it to locate events).
+using supervisor_atom = caf::atom_constant<caf::atom("kl_super")>;
 // Lane to itself: an attempt ran out of time.
 using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 

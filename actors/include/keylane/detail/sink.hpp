@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <vector>
 
 #include <caf/event_based_actor.hpp>
 
 #include "keylane/config.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/key.hpp"
 
 namespace keylane::detail {
 
@@ -34,6 +36,12 @@ private:
   void take(event_batch& b);
   void release_ready();
   void publish();
+  // Stall log (sink_stall.cpp).
+  void watch();
+  void check_stall();
+  void on_located(uint64_t seq, const key& k, const std::string& where,
+                  int64_t submitted_ns);
+  void end_stall();
 
   engine* eng_;
   order_mode order_;
@@ -48,6 +56,17 @@ private:
   uint64_t parked_ = 0;
   uint64_t retries_ = 0;
   std::vector<event_base*> ready_;
+
+  // Stall log: the supervisor locates a stalled event; `stalled_` is the
+  // sequence number a stall was declared for (none_ when output flows).
+  static constexpr uint64_t none_ = UINT64_MAX;
+  caf::actor supervisor_;
+  clock::time_point since_;  // when waiting for `next_` began
+  bool watching_ = false;    // a check is scheduled
+  uint64_t stalled_ = none_;
+  bool located_ = false;     // the stall line named its key
+  bool unlocated_ = false;   // the stall line could not name it
+  std::string stalled_key_;
 };
 
 } // namespace keylane::detail

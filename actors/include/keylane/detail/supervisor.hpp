@@ -79,6 +79,7 @@ private:
   caf::expected<uint64_t> discard_now(const key& k);
   void route_ingress_of(const key& k);
   void reconfigure(settings_ptr live);
+  void locate(uint64_t seq);
 
   engine* eng_;
   caf::actor sink_;

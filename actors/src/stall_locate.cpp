@@ -1,0 +1,114 @@
+// Where an event is and what holds it, for the sink's stall log. The sink
+// asks the supervisor, which answers for events it holds (waiting for a
+// slot, being parked) and asks every live lane; the lane holding the event
+// answers the sink itself. Runs only when output has stalled, so the scans
+// cost nothing on the per-event path.
+
+#include <cstdio>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/engine.hpp"
+#include "keylane/detail/lane.hpp"
+#include "keylane/detail/supervisor.hpp"
+
+namespace keylane::detail {
+
+namespace {
+
+int64_t since_epoch_ns(clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           t.time_since_epoch())
+    .count();
+}
+
+std::string seconds(clock::duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f s",
+                std::chrono::duration<double>(d).count());
+  return buf;
+}
+
+} // namespace
+
+std::string lane::doing() {
+  if (!current_)
+    return "idle";
+  auto max = policy().max_attempts;
+  auto of = " of " + std::to_string(max);
+  if (backing_off_)
+    return "backing off before attempt " + std::to_string(current_->attempts + 1)
+           + of + " (last error: " + current_->error + ")";
+  return "running attempt " + std::to_string(current_->attempts) + of
+         + " for " + seconds(clock::now() - attempt_started_);
+}
+
+void lane::locate(uint64_t seq) {
+  auto answer = [&](const event_base& ev, std::string where) {
+    send(sink_, located_atom::value, seq, key_, std::move(where),
+         since_epoch_ns(ev.submitted));
+  };
+  if (current_ && current_->seq == seq) {
+    answer(*current_, "its lane is " + doing());
+    return;
+  }
+  for (auto& ev : queue_)
+    if (ev->seq == seq) {
+      answer(*ev, "it is queued in its lane behind seq "
+                    + std::to_string(current_ ? current_->seq : 0)
+                    + ", which is " + doing());
+      return;
+    }
+  for (auto& ev : out_->items)
+    if (ev->seq == seq) {
+      answer(*ev, "it finished and is on its way to the output");
+      return;
+    }
+}
+
+void supervisor::locate(uint64_t seq) {
+  auto answer = [&](const event_base& ev, std::string where) {
+    send(sink_, located_atom::value, seq, ev.k, std::move(where),
+         since_epoch_ns(ev.submitted));
+  };
+  for (auto& ev : to_park_)
+    if (ev->seq == seq) {
+      answer(*ev, "its key is parked and it is being parked behind");
+      return;
+    }
+  for (auto& [k, e] : keys_) {
+    if (!e.pending)
+      continue;
+    for (auto& ev : e.pending->items)
+      if (ev->seq == seq) {
+        switch (e.st) {
+          case state::waiting: {
+            size_t ahead = 0;
+            for (auto& w : waiting_) {
+              if (w == k)
+                break;
+              ++ahead;
+            }
+            answer(*ev, "its key waits for a lane slot (all "
+                          + std::to_string(cap_) + " in use, "
+                          + std::to_string(ahead) + " keys ahead)");
+            break;
+          }
+          case state::retiring:
+            answer(*ev, "it waits for its key's lane to finish retiring");
+            break;
+          case state::running:
+            answer(*ev, "it is being handed to its lane");
+            break;
+        }
+        return;
+      }
+  }
+  // Not here: the lane holding it answers, if it is in a lane at all.
+  for (auto& [k, e] : keys_)
+    if (e.lane)
+      send(e.lane, locate_atom::value, seq);
+}
+
+} // namespace keylane::detail
