@@ -46,8 +46,11 @@ caf::expected<reload_report> engine::reload(settings next) {
     return err;
   }
   std::lock_guard<std::mutex> serial{reload_mtx_};
-  if (stopping())
+  if (stopping()) {
+    log_.write(log_level::error, "reload from " + next.origin
+                                   + " refused: the runtime is stopping");
     return make_error(errc::stopped, "reload after stop()");
+  }
   auto cur = live();
   reload_report rep;
   for (auto& c : differences(*cur, next))

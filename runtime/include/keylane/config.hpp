@@ -193,8 +193,9 @@ struct settings {
 
   // -- [log] ----------------------------------------------------------------
 
-  /// Log threshold.
-  log_level log = log_level::warning;
+  /// Log threshold. `info` by default: nothing on the per-event path logs,
+  /// and a reload's changes are logged at `info`.
+  log_level log = log_level::info;
 
   /// The sink logs a stall when the event it waits for (global order) is
   /// older than this many milliseconds, and again when it clears; 0: never.
