@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "format.hpp"
+#include "keylane/config_loader.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/key.hpp"
 #include "keylane/park_store.hpp"
@@ -29,6 +30,7 @@ constexpr int exit_usage = 2;
 
 constexpr const char* help_text
   = R"(usage: keylane-park COMMAND FILE [KEY] [--int-key]
+       keylane-park COMMAND [KEY] [--int-key] --config APP.toml [--set K=V]...
 
 Inspects and cleans up the parked events of a keylane park store: the SQLite
 file a runtime writes with keylane::open_sqlite_park_store. Times are UTC.
@@ -44,6 +46,13 @@ commands:
   discard FILE KEY    removes every parked record of KEY, prints how many
 
 options:
+  --config PATH       takes FILE from the runtime's config file (park.store
+                      must be "sqlite"; FILE is park.path); then no FILE
+                      argument is given
+  --set SECTION.KEY=VALUE
+                      overrides a key of that config, as the programs that
+                      run the runtime do (repeatable; --set park.path=X
+                      alone names FILE too)
   --int-key           KEY is an integer key (unsigned 64-bit, decimal);
                       without it KEY is a string key: "7" and --int-key 7
                       are different keys
@@ -59,6 +68,8 @@ struct command_line {
   std::string command;
   std::string file;
   std::optional<key> k;
+  std::optional<std::string> config; // --config
+  std::vector<std::string> sets;     // --set, in order
 };
 
 /// A failure to report: message and exit status.
@@ -92,10 +103,29 @@ std::optional<failure> parse(int argc, char** argv, command_line& cl,
   bool options = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    auto value = [&](const char* name) -> std::optional<std::string> {
+      auto eq = std::string{name} + "=";
+      if (a.rfind(eq, 0) == 0)
+        return a.substr(eq.size());
+      if (a == name && i + 1 < argc)
+        return std::string{argv[++i]};
+      return std::nullopt;
+    };
     if (options && (a == "-h" || a == "--help"))
       help = true;
     else if (options && a == "--int-key")
       int_key = true;
+    else if (options && (a == "--config" || a.rfind("--config=", 0) == 0)) {
+      auto v = value("--config");
+      if (!v)
+        return usage("--config needs a PATH");
+      cl.config = std::move(*v);
+    } else if (options && (a == "--set" || a.rfind("--set=", 0) == 0)) {
+      auto v = value("--set");
+      if (!v)
+        return usage("--set needs SECTION.KEY=VALUE");
+      cl.sets.push_back(std::move(*v));
+    }
     else if (options && a == "--")
       options = false;
     else if (options && a.size() > 1 && a[0] == '-')
@@ -108,6 +138,10 @@ std::optional<failure> parse(int argc, char** argv, command_line& cl,
   if (args.empty())
     return usage("missing COMMAND (list, show, export or discard)");
   cl.command = args[0];
+  // With --config or --set, FILE comes from the settings: one argument less.
+  auto from_settings = cl.config || !cl.sets.empty();
+  if (from_settings)
+    args.insert(args.begin() + 1, std::string{});
   size_t min_args = 2, max_args = 3;
   if (cl.command == "list")
     max_args = 2;
@@ -118,10 +152,17 @@ std::optional<failure> parse(int argc, char** argv, command_line& cl,
                  + "' (list, show, export or discard)");
   if (args.size() < min_args)
     return usage("'" + cl.command + "' needs "
-                 + (min_args == 2 ? "FILE" : "FILE and KEY"));
+                 + (from_settings ? "KEY (FILE comes from the config)"
+                    : min_args == 2 ? "FILE"
+                                    : "FILE and KEY"));
   if (args.size() > max_args)
     return usage("'" + cl.command + "' takes "
-                 + (max_args == 2 ? "only FILE" : "FILE and KEY")
+                 + (from_settings ? (max_args == 2 ? "no argument" : "only KEY")
+                                      + std::string{" with --config or --set "
+                                                    "(FILE comes from the "
+                                                    "config)"}
+                    : max_args == 2 ? std::string{"only FILE"}
+                                    : std::string{"FILE and KEY"})
                  + "; unexpected '" + args[max_args] + "'");
   cl.file = args[1];
   if (args.size() < 3) {
@@ -140,6 +181,28 @@ std::optional<failure> parse(int argc, char** argv, command_line& cl,
     return usage("--int-key: KEY '" + text
                  + "' is not an unsigned 64-bit decimal integer");
   cl.k = key{x};
+  return std::nullopt;
+}
+
+/// FILE from --config and --set: park.path of a "sqlite" park store.
+std::optional<failure> file_from_settings(command_line& cl) {
+  settings s;
+  if (cl.config) {
+    auto loaded = load(*cl.config);
+    if (!loaded)
+      return failure{exit_failed, render(loaded.error())};
+    s = std::move(*loaded);
+  }
+  if (auto err = apply_overrides(s, cl.sets))
+    return failure{exit_usage, render(err)};
+  // --set park.path alone implies the sqlite store.
+  if (!cl.config && s.park == park_mode::memory && !s.park_path.empty())
+    s.park = park_mode::sqlite;
+  if (s.park != park_mode::sqlite)
+    return failure{exit_failed,
+                   s.origin + ": park.store = \"" + to_string(s.park)
+                     + "\": keylane-park reads only a \"sqlite\" park store"};
+  cl.file = s.park_path;
   return std::nullopt;
 }
 
@@ -265,6 +328,9 @@ std::optional<failure> run(int argc, char** argv) {
     std::cout << help_text;
     return std::nullopt;
   }
+  if (cl.config || !cl.sets.empty())
+    if (auto f = file_from_settings(cl))
+      return f;
   std::unique_ptr<park_store> store;
   if (auto f = open(cl.file, store))
     return f;
