@@ -6,6 +6,7 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/metrics_endpoint.hpp"
 #include "keylane/detail/sink.hpp"
 #include "keylane/detail/supervisor.hpp"
 
@@ -99,6 +100,14 @@ engine::start(settings cfg, handler_factory make, output_fn out,
                                                      std::move(parked));
   if (eng->out_)
     eng->consumer_ = std::thread{[raw] { raw->consume_loop(); }};
+  if (!c.metrics_listen.empty()) {
+    auto ep = metrics_endpoint::open(
+      c.metrics_listen,
+      {[raw] { return raw->snapshot(); }, [raw] { return raw->parked_keys(); }});
+    if (!ep)
+      return std::move(ep.error()); // ~engine stops what was started
+    eng->metrics_ = std::move(*ep);
+  }
   return eng;
 }
 
@@ -321,6 +330,9 @@ void engine::actor_stopped() noexcept {
 stop_report engine::stop() {
   if (stopped_.exchange(true, std::memory_order_seq_cst))
     return report_;
+  // First: no scrape may read an engine whose actors are ending (closing
+  // waits for a scrape in progress).
+  metrics_.reset();
   backlog_.wake_all();
   { std::lock_guard<std::mutex> guard{wait_mtx_}; }
   wait_cv_.notify_all();

@@ -31,6 +31,8 @@
 
 namespace keylane::detail {
 
+class metrics_endpoint;
+
 /// What the engine needs of a payload type to park and replay its events;
 /// `runtime<P, R>` fills it from `codec<P>` and `P`'s copy constructor.
 struct payload_ops {
@@ -297,6 +299,9 @@ private:
   std::unique_ptr<caf::actor_system> system_;
   caf::actor supervisor_;
   caf::actor sink_;
+  // The `metrics.listen` endpoint, or null; scrapes call `snapshot` and
+  // `parked_keys` on its threads. `stop` closes it first.
+  std::unique_ptr<metrics_endpoint> metrics_;
 };
 
 } // namespace keylane::detail

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "keylane/park_store.hpp"
+#include "keylane/stats.hpp"
+
+// prometheus-cpp is a private dependency: this header names its types only.
+namespace prometheus {
+class Exposer;
+} // namespace prometheus
+
+namespace keylane::detail {
+
+/// Where a `metrics_endpoint` reads its values: called on each scrape and
+/// never otherwise, so nothing is recorded per event for the endpoint.
+struct metrics_source {
+  /// The runtime's counters (`engine::snapshot`).
+  std::function<keylane::stats()> stats;
+  /// The parked keys (`engine::parked_keys`). An error leaves the two
+  /// parked gauges out of that scrape; the rest is served.
+  std::function<caf::expected<std::vector<parked_key>>()> parked;
+};
+
+/// The Prometheus text endpoint of `metrics.listen`: an HTTP server
+/// (civetweb, through prometheus-cpp) that answers `GET /metrics` with the
+/// `keylane_*` families built from `metrics_source` at that moment.
+///
+/// Thread-safety: scrapes run on the server's own threads, possibly two at
+/// once, and call the source functions concurrently with each other and
+/// with the rest of the program; those functions must be thread-safe. The
+/// destructor stops the server and returns only after the last scrape has
+/// ended, so the source is never called after it.
+class metrics_endpoint {
+public:
+  /// Listens on `listen` ("host:port"; the host a name or IPv4 address,
+  /// resolved once here). Fails with `errc::startup_failed` and a message
+  /// naming the address when it cannot listen: an unknown host, an address
+  /// not of this machine, a port in use.
+  [[nodiscard]] static caf::expected<std::unique_ptr<metrics_endpoint>>
+  open(const std::string& listen, metrics_source source);
+
+  ~metrics_endpoint();
+  metrics_endpoint(const metrics_endpoint&) = delete;
+  metrics_endpoint& operator=(const metrics_endpoint&) = delete;
+
+  /// The port listened on (the chosen one when `listen` asked for port 0).
+  [[nodiscard]] uint16_t port() const noexcept { return port_; }
+
+private:
+  class collector;
+  metrics_endpoint() = default;
+
+  std::shared_ptr<collector> collector_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  uint16_t port_ = 0;
+  int listener_ = -1; // civetweb's listening socket, shut down to stop it
+};
+
+} // namespace keylane::detail
