@@ -236,6 +236,32 @@ TEST_CASE("metrics and stall keys are read, and a bad listen address is named",
   });
 }
 
+TEST_CASE("window accepts \"auto\" with window_max, and spill is checked "
+          "against order and auto",
+          "[config][window][spill]") {
+  auto s = parsed("[runtime]\nwindow = \"auto\"\nwindow_max = 256\n");
+  CHECK(s.window_auto);
+  CHECK(s.window_max == 256);
+  CHECK(to_toml(s).find("window = \"auto\"") != std::string::npos);
+  CHECK(parsed(to_toml(s)).window_auto);
+  CHECK_FALSE(parsed("runtime.window = 8").window_auto);
+  auto sp = parsed("[sink]\nspill_path = \"/tmp/x\"\nspill_max_bytes = 4096\n");
+  CHECK(sp.spill_path == "/tmp/x");
+  CHECK(sp.spill_max_bytes == 4096);
+  check_all({
+    {"[runtime]\nwindow = \"automatic\"\n",
+     R"(t.toml:2: runtime.window = "automatic": must be an integer >= 1 (or "unbounded" or "auto"))"},
+    {"[runtime]\nwindow_max = \"unbounded\"\n",
+     R"(t.toml:2: runtime.window_max = "unbounded": must be an integer >= 1)"},
+    {"[runtime]\norder = \"none\"\n[sink]\nspill_path = \"/tmp/x\"\n",
+     R"(t.toml:4: sink.spill_path = "/tmp/x": needs runtime.order = "global" (the other orders hold no results back))"},
+    {"[runtime]\nwindow = \"auto\"\n[sink]\nspill_path = \"/tmp/x\"\n",
+     R"(t.toml:4: sink.spill_path = "/tmp/x": and runtime.window = "auto" are alternatives: spill keeps the window fixed in memory and admits beyond it)"},
+    {"[sink]\nspill_max_bytes = 0\n",
+     R"(t.toml:2: sink.spill_max_bytes = 0: must be >= 1 (or "unbounded"))"},
+  });
+}
+
 TEST_CASE("window and key_backlog accept \"unbounded\"", "[config]") {
   auto s = parsed("runtime.window = \"unbounded\"\n"
                   "runtime.key_backlog = \"unbounded\"\n");
@@ -270,7 +296,7 @@ TEST_CASE("a value out of range names file, line, key and the allowed range",
           "[config][errors]") {
   check_all({
     {"# ledger\n[runtime]\nwindow = -4\n",
-     R"(t.toml:3: runtime.window = -4: must be >= 1 (or "unbounded"))"},
+     R"(t.toml:3: runtime.window = -4: must be >= 1 (or "unbounded" or "auto"))"},
     {"[runtime]\nmax_active_keys = 0",
      "t.toml:2: runtime.max_active_keys = 0: must be >= 1"},
     {"[runtime]\nkey_backlog = 0",
@@ -292,7 +318,7 @@ TEST_CASE("a value of the wrong type names the expected type",
           "[config][errors]") {
   check_all({
     {"[runtime]\nwindow = \"64\"",
-     R"(t.toml:2: runtime.window = "64": must be an integer >= 1 (or "unbounded"))"},
+     R"(t.toml:2: runtime.window = "64": must be an integer >= 1 (or "unbounded" or "auto"))"},
     {"[runtime]\nlane_batch = 64.0",
      "t.toml:2: runtime.lane_batch = 64.0: must be an integer between 1 and "
      "1000000"},
@@ -320,21 +346,21 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
   check_all({
     {"[runtime]\nwindow = 4\nwindw = 5\n",
      "t.toml:3: unknown key runtime.windw (known keys: max_active_keys, "
-     "window, order, key_backlog, overflow, lane_batch, ingress_batch, "
+     "window, window_max, order, key_backlog, overflow, lane_batch, ingress_batch, "
      "lane_linger_ms)"},
     {"[scheduler]\nthread = 5\n",
      "t.toml:2: unknown key scheduler.thread (known keys: policy, threads, "
      "max_throughput)"},
     {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
      "t.toml:3: unknown key log.file (known keys: level, stall_ms)"},
-    {"[runtime]\n\n[sink]\nwindow = 4\n",
-     "t.toml:3: unknown key sink (known keys: runtime, scheduler, retry, park, log, metrics, "
-     "handler)"},
+    {"[runtime]\n\n[output]\nwindow = 4\n",
+     "t.toml:3: unknown key output (known keys: runtime, sink, scheduler, retry, park, log, "
+     "metrics, handler)"},
     {"[log]\n\"le vel\" = 1\n",
      "t.toml:2: unknown key log.\"le vel\" (known keys: level, stall_ms)"},
     {"verbose = true\n",
-     "t.toml:1: unknown key verbose (known keys: runtime, scheduler, retry, park, log, metrics, "
-     "handler)"},
+     "t.toml:1: unknown key verbose (known keys: runtime, sink, scheduler, retry, park, log, "
+     "metrics, handler)"},
   });
 }
 
@@ -344,7 +370,7 @@ TEST_CASE("a table or array where a scalar belongs is rejected",
     {"[runtime]\norder = [\"global\"]",
      R"(t.toml:2: runtime.order = [...]: must be one of "global", "per_key", "none")"},
     {"[runtime.window]\nsize = 4",
-     R"(t.toml:1: runtime.window = {...}: must be an integer >= 1 (or "unbounded"))"},
+     R"(t.toml:1: runtime.window = {...}: must be an integer >= 1 (or "unbounded" or "auto"))"},
     {"runtime = 5", "t.toml:1: runtime = 5: must be a table ([runtime])"},
     {"[log]\nlevel = { name = \"info\" }",
      R"(t.toml:2: log.level = {...}: must be one of "error", "warning", "info", "debug")"},
@@ -393,7 +419,7 @@ TEST_CASE("every problem of a file is reported, in file order",
   // toml++ iterates tables by name, so [log] would come before [runtime].
   CHECK(error_of("[runtime]\nwindow = 0\n\n[log]\nlevel = \"loud\"\n")
         == "invalid_config: t.toml:2: runtime.window = 0: must be >= 1 (or "
-           "\"unbounded\")\n"
+           "\"unbounded\" or \"auto\")\n"
            "t.toml:5: log.level = \"loud\": must be one of \"error\", "
            "\"warning\", \"info\", \"debug\"");
 }
@@ -574,7 +600,7 @@ void check_overrides(const settings& base,
 /// "(write section.key=value, ...)", the advice of a malformed override.
 const std::string how_to_set
   = " (write section.key=value, for example runtime.window=4096; known keys: "
-    "runtime, scheduler, retry, park, log, metrics, handler)";
+    "runtime, sink, scheduler, retry, park, log, metrics, handler)";
 
 } // namespace
 
@@ -675,9 +701,9 @@ TEST_CASE("a bad override value names the override and what is allowed",
           "[config][override][errors]") {
   check_overrides(settings{}, {
     {{"runtime.window=-4"},
-     R"(--set runtime.window=-4: must be >= 1 (or "unbounded"))"},
+     R"(--set runtime.window=-4: must be >= 1 (or "unbounded" or "auto"))"},
     {{"runtime.window=lots"},
-     R"(--set runtime.window=lots: must be an integer >= 1 (or "unbounded"))"},
+     R"(--set runtime.window=lots: must be an integer >= 1 (or "unbounded" or "auto"))"},
     {{"runtime.max_active_keys=unbounded"},
      "--set runtime.max_active_keys=unbounded: must be an integer >= 1"},
     {{"runtime.lane_batch=64.0"},
@@ -695,7 +721,7 @@ TEST_CASE("a bad override value names the override and what is allowed",
      "handler"},
     // An inline table reaches inner keys, which are then named in full.
     {{"runtime={window=0, order=\"none\"}"},
-     R"(--set runtime={window=0, order="none"}: runtime.window = 0: must be >= 1 (or "unbounded"))"},
+     R"(--set runtime={window=0, order="none"}: runtime.window = 0: must be >= 1 (or "unbounded" or "auto"))"},
   });
 }
 
@@ -704,14 +730,16 @@ TEST_CASE("an unknown, empty or malformed override key lists the known keys",
   check_overrides(settings{}, {
     {{"runtime.windw=5"},
      "--set runtime.windw=5: unknown key runtime.windw (known keys: "
-     "max_active_keys, window, order, key_backlog, overflow, lane_batch, "
+     "max_active_keys, window, window_max, order, key_backlog, overflow, "
+     "lane_batch, "
      "ingress_batch, lane_linger_ms)"},
-    {{"sink.window=4"},
-     "--set sink.window=4: unknown key sink (known keys: runtime, scheduler, "
-     "retry, park, log, metrics, handler)"},
+    {{"output.window=4"},
+     "--set output.window=4: unknown key output (known keys: runtime, sink, "
+     "scheduler, retry, park, log, metrics, handler)"},
     {{"runtime=5"},
      "--set runtime=5: runtime is a table; name one of its keys (known keys: "
-     "max_active_keys, window, order, key_backlog, overflow, lane_batch, "
+     "max_active_keys, window, window_max, order, key_backlog, overflow, "
+     "lane_batch, "
      "ingress_batch, lane_linger_ms)"},
     {{"handler=ledger"},
      "--set handler=ledger: handler is a table; name one of its keys (known "
@@ -793,7 +821,7 @@ TEST_CASE("several overrides apply in order, or none with every problem named",
   check_overrides(s, {
     {{"runtime.window=32", "runtime.window=0", "runtime.order=ok",
       "log.level=debug", "nonsense"},
-     "--set runtime.window=0: must be >= 1 (or \"unbounded\")\n"
+     "--set runtime.window=0: must be >= 1 (or \"unbounded\" or \"auto\")\n"
      "--set runtime.order=ok: must be one of \"global\", \"per_key\", "
      "\"none\"\n"
      "--set nonsense: missing \"=\"" + how_to_set},
@@ -809,7 +837,7 @@ TEST_CASE("an override value cannot smuggle in a second key",
   auto err = apply_override(s, "runtime.window=1\nruntime.order=\"none\"");
   REQUIRE(err);
   CHECK_THAT(render(err),
-             Catch::EndsWith(": must be an integer >= 1 (or \"unbounded\")"));
+             Catch::EndsWith(": must be an integer >= 1 (or \"unbounded\" or \"auto\")"));
   CHECK(s.order == order_mode::global);
   REQUIRE(!apply_override(s, "park.path=/a\nb"));
   CHECK(s.park_path == "/a\nb");
@@ -817,7 +845,7 @@ TEST_CASE("an override value cannot smuggle in a second key",
   CHECK(s.window == 64);
   CHECK(override_error(s, {"runtime.window=1, log.level=\"debug\""})
         == "invalid_config: --set runtime.window=1, log.level=\"debug\": "
-           "must be an integer >= 1 (or \"unbounded\")");
+           "must be an integer >= 1 (or \"unbounded\" or \"auto\")");
 }
 
 TEST_CASE("overrides yield the settings of a file with the same values",

@@ -10,6 +10,7 @@ namespace keylane {
 bool reloads_at_run_time(std::string_view key) noexcept {
   static constexpr std::string_view keys[] = {
     "runtime.max_active_keys",  "runtime.window",
+    "runtime.window_max",
     "retry.max_attempts",       "retry.initial_backoff_ms",
     "retry.multiplier",         "retry.max_backoff_ms",
     "retry.jitter",             "retry.attempt_timeout_ms",

@@ -150,13 +150,17 @@ struct count_rule {
   int64_t max;
   /// Whether the string "unbounded" is allowed as well.
   bool unbounded_ok;
+  /// Whether "auto" is allowed as well (read by the field itself).
+  bool auto_ok = false;
 };
 
 std::string expectation(const count_rule& r) {
   auto out = r.max == max_int ? ">= " + std::to_string(r.min)
                               : "between " + std::to_string(r.min) + " and "
                                   + std::to_string(r.max);
-  if (r.unbounded_ok)
+  if (r.unbounded_ok && r.auto_ok)
+    out += " (or \"unbounded\" or \"auto\")";
+  else if (r.unbounded_ok)
     out += " (or \"unbounded\")";
   return out;
 }
@@ -284,6 +288,24 @@ field flag(const char* name, bool settings::*member) {
           }};
 }
 
+// runtime.window: a count, "unbounded", or "auto" (sized by the runtime).
+field window_field() {
+  return {"window",
+          [](checker& c, const entry& e, settings& s) {
+            auto str = e.value.as_string();
+            if (str && str->get() == "auto") {
+              s.window_auto = true;
+              return;
+            }
+            s.window_auto = false;
+            read_count(c, e, {1, max_int, true, true}, s.window);
+          },
+          [](const settings& s) {
+            return s.window_auto ? std::string{"\"auto\""}
+                                 : count_text(s.window, true);
+          }};
+}
+
 /// A table of the file with all its keys.
 struct section {
   const char* name;
@@ -296,7 +318,8 @@ const std::vector<section>& schema() {
   static const std::vector<section> sections{
     {"runtime",
      {count("max_active_keys", &settings::max_active_keys, positive),
-      count("window", &settings::window, positive_or_unbounded),
+      window_field(),
+      count("window_max", &settings::window_max, positive),
       choice("order", &settings::order, all_orders),
       count("key_backlog", &settings::key_backlog, positive_or_unbounded),
       choice("overflow", &settings::overflow, all_overflows),
@@ -304,6 +327,10 @@ const std::vector<section>& schema() {
       count("ingress_batch", &settings::ingress_batch, batch_size),
       count("lane_linger_ms", &settings::lane_linger_ms,
             {0, 86400000, false})}},
+    {"sink",
+     {text("spill_path", &settings::spill_path),
+      count("spill_max_bytes", &settings::spill_max_bytes,
+            positive_or_unbounded)}},
     {"scheduler",
      {choice("policy", &settings::scheduler, all_policies),
       count("threads", &settings::threads, {0, 1024, false}),
@@ -446,6 +473,20 @@ const std::vector<combination>& combinations() {
            ? ""
            : "must be \"host:port\" with a port from 1 to 65535, e.g. "
              "\"127.0.0.1:9464\" (or \"\" for no endpoint)"};
+     }},
+    {"sink", "spill_path", {"sink.spill_path", "runtime.order",
+                            "runtime.window"},
+     [](const settings& s) {
+       if (s.spill_path.empty())
+         return std::string{};
+       if (s.order != order_mode::global)
+         return std::string{"needs runtime.order = \"global\" (the other "
+                            "orders hold no results back)"};
+       if (s.window_auto)
+         return std::string{"and runtime.window = \"auto\" are "
+                            "alternatives: spill keeps the window fixed in "
+                            "memory and admits beyond it"};
+       return std::string{};
      }},
     {"park", "store", {"park.store", "park.path"}, [](const settings& s) {
        return std::string{s.park == park_mode::sqlite && s.park_path.empty()

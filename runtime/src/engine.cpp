@@ -33,7 +33,7 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
     output_token_(std::make_unique<producer_token>(output_)),
     log_(cfg_.log),
     live_(std::make_shared<const settings>(cfg_)),
-    window_(cfg_.window),
+    window_(initial_window(cfg_)),
     record_latency_(cfg_.metrics_latency) {
   for (auto& t : ingress_tokens_)
     t = std::make_unique<producer_token>(ingress_);
@@ -392,6 +392,7 @@ keylane::stats engine::snapshot() const {
   s.peak_sink_buffered = pub_.peak_sink_buffered.load(r);
   s.awaited_seq = pub_.awaited_seq.load(r);
   s.ingress_depth = ingress_.size_approx();
+  s.window = window_.load(r);
   s.latency = pub_.latency.snapshot();
   if (s.sink_buffered > 0) {
     auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(

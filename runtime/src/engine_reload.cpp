@@ -2,6 +2,7 @@
 // the sink (stall threshold, latency toggle), the supervisor (cap) and the
 // lanes (retry policy, read at each attempt) without stopping anything.
 
+#include <algorithm>
 #include <string>
 
 #include <caf/all.hpp>
@@ -22,15 +23,26 @@ std::string describe(const setting_change& c) {
 
 caf::error engine::check_numbers(const settings& cfg) {
   // The config file checks ranges; settings filled in code are checked here.
-  if (cfg.max_active_keys == 0 || cfg.window == 0 || cfg.key_backlog == 0
+  if (cfg.max_active_keys == 0 || cfg.window == 0 || cfg.window_max == 0
+      || cfg.key_backlog == 0
       || cfg.lane_batch == 0 || cfg.ingress_batch == 0 || cfg.max_attempts == 0
       || cfg.max_throughput == 0 || !(cfg.backoff_multiplier >= 1.0))
     return make_error(errc::invalid_config,
-                      "runtime.max_active_keys, window, key_backlog, "
+                      "runtime.max_active_keys, window, window_max, "
+                      "key_backlog, "
                       "lane_batch, ingress_batch, retry.max_attempts and "
                       "scheduler.max_throughput must be >= 1, and "
                       "retry.multiplier >= 1.0");
   return caf::none;
+}
+
+size_t engine::initial_window(const settings& cfg) noexcept {
+  if (!cfg.window_auto)
+    return cfg.window;
+  // Small until measured: the sink grows it as soon as a straggler shows.
+  auto twice_cap = cfg.max_active_keys > unbounded / 2 ? unbounded
+                                                       : 2 * cfg.max_active_keys;
+  return std::min(cfg.window_max, twice_cap);
 }
 
 std::shared_ptr<const settings> engine::live() const {
@@ -68,6 +80,8 @@ caf::expected<reload_report> engine::reload(settings next) {
   auto upd = std::make_shared<settings>(*cur);
   upd->max_active_keys = next.max_active_keys;
   upd->window = next.window;
+  upd->window_auto = next.window_auto;
+  upd->window_max = next.window_max;
   upd->max_attempts = next.max_attempts;
   upd->initial_backoff_ms = next.initial_backoff_ms;
   upd->backoff_multiplier = next.backoff_multiplier;
@@ -85,7 +99,11 @@ caf::expected<reload_report> engine::reload(settings next) {
   }
   log_.threshold(fixed->log);
   record_latency_.store(fixed->metrics_latency, std::memory_order_relaxed);
-  window_.store(fixed->window, std::memory_order_seq_cst);
+  // An automatic window is sized by the sink from here on.
+  if (!fixed->window_auto)
+    window_.store(fixed->window, std::memory_order_seq_cst);
+  else if (!cur->window_auto)
+    window_.store(initial_window(*fixed), std::memory_order_seq_cst);
   live_gen_.fetch_add(1, std::memory_order_acq_rel);
   // A larger window may let blocked producers in.
   { std::lock_guard<std::mutex> guard{wait_mtx_}; }

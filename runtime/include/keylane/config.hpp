@@ -129,7 +129,16 @@ struct settings {
   size_t max_active_keys = 1024;
 
   /// Most events accepted but not yet delivered; `unbounded` for no limit.
+  /// With `window_auto`, the size the runtime starts with.
   size_t window = 65536;
+
+  /// `window = "auto"`: the runtime sizes the window itself from the
+  /// measured completion rate times the recent tail latency, never above
+  /// `window_max`.
+  bool window_auto = false;
+
+  /// The largest window `window = "auto"` may choose.
+  size_t window_max = 65536;
 
   /// Output order.
   order_mode order = order_mode::global;
@@ -150,6 +159,17 @@ struct settings {
   /// milliseconds, while no other key waits for its slot: a key that gets
   /// its next event meanwhile skips a retire and a start. 0 retires at once.
   size_t lane_linger_ms = 100;
+
+  // -- [sink] ---------------------------------------------------------------
+
+  /// A directory for the sink's spill file (global order): results beyond
+  /// the in-memory window go to disk instead of stalling admission. Empty:
+  /// no spill, the window bounds admission.
+  std::string spill_path;
+
+  /// Most bytes the spill file may hold; when full, admission waits (or
+  /// rejects) as with a full window until the file drains.
+  size_t spill_max_bytes = size_t{1} << 30;
 
   // -- [scheduler] ----------------------------------------------------------
 

@@ -27,7 +27,8 @@ struct reload_report {
 };
 
 /// True if `key` (dotted, as in the file) changes at run time through
-/// `reload`: runtime.max_active_keys, runtime.window, every retry key,
+/// `reload`: runtime.max_active_keys, runtime.window, runtime.window_max,
+/// every retry key,
 /// log.level, log.stall_ms and metrics.latency.
 [[nodiscard]] bool reloads_at_run_time(std::string_view key) noexcept;
 

@@ -50,6 +50,15 @@ struct stats {
   uint64_t awaited_seq = 0;
   /// How long the sink has waited for `awaited_seq` (0 when nothing waits).
   std::chrono::nanoseconds awaited_age{0};
+  /// The window in force (`window = "auto"` changes it as it measures).
+  uint64_t window = 0;
+  /// Results the sink wrote to its spill file so far (`sink.spill_path`).
+  uint64_t spilled = 0;
+  /// Results in the spill file now, and its bytes.
+  uint64_t spill_held = 0;
+  uint64_t spill_bytes = 0;
+  /// Most results ever in the spill file at once.
+  uint64_t peak_spill_held = 0;
   /// Events accepted but not yet routed to a lane (approximate).
   uint64_t ingress_depth = 0;
   /// End-to-end latency of the events the sink passed on, submit to output

@@ -237,6 +237,7 @@ public:
 private:
   engine(settings cfg, output_fn out, payload_ops ops);
   static caf::error check_numbers(const settings& cfg);
+  static size_t initial_window(const settings& cfg) noexcept;
   caf::error open_store();
   caf::expected<uint64_t> ask_supervisor(bool replay, const key& k);
   void keep_unfinished();
