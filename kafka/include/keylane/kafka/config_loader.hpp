@@ -1,0 +1,39 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <caf/expected.hpp>
+
+#include "keylane/config.hpp"
+#include "keylane/kafka/source_settings.hpp"
+
+namespace keylane::kafka {
+
+/// The two halves of one config file: the runtime's tables and `[kafka]`.
+struct config {
+  /// Everything but `[kafka]`, read by `keylane::parse`.
+  keylane::settings runtime;
+  /// The `[kafka]` table (and `[kafka.properties]`).
+  source_settings source;
+};
+
+/// Reads a config file that holds the runtime's tables and a `[kafka]`
+/// table. `[kafka]` is checked here, strictly (unknown keys, types, ranges,
+/// librdkafka property names), and the rest by `keylane::parse`, which sees
+/// the file with the `[kafka]` lines blanked so its line numbers stay
+/// right. Errors are `errc::invalid_config` (or `unreadable_config`) and
+/// name file and line: `app.toml:12: kafka.commit_interval_ms = -4: must be
+/// >= 1`. Every problem is reported, one line each.
+[[nodiscard]] caf::expected<config> load(const std::string& path);
+
+/// Parses TOML text as `load` does; `origin` names it in messages.
+[[nodiscard]] caf::expected<config> parse(std::string_view text,
+                                          const std::string& origin);
+
+/// Returns `text` with the lines of `[kafka]` and `[kafka.*]` tables
+/// replaced by empty lines (same line count), for `keylane::parse`. A
+/// table runs from its header to the next table header.
+[[nodiscard]] std::string without_kafka_tables(std::string_view text);
+
+} // namespace keylane::kafka

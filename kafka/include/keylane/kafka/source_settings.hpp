@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace keylane::kafka {
+
+/// Where a record's keylane key comes from.
+enum class key_from {
+  /// The record key (a record without one is keyed by "topic/partition",
+  /// so such records keep their partition's order).
+  record_key,
+  /// The last value of a header (`kafka.key = "header:<name>"`); a record
+  /// without that header is keyed as if it had no key.
+  header,
+};
+
+/// Every knob of a Kafka source, with its default; the `[kafka]` table of
+/// the config file fills it (see `kafka/config_loader.hpp`).
+struct source_settings {
+  /// `bootstrap.servers`: "host:port[,host:port...]". Required.
+  std::string bootstrap_servers;
+
+  /// `group.id` of the consumer group. Required.
+  std::string group;
+
+  /// Topics to consume (at least one).
+  std::vector<std::string> topics;
+
+  /// What keys the records.
+  key_from key = key_from::record_key;
+
+  /// The header name when `key == key_from::header`.
+  std::string key_header;
+
+  /// How often finished offsets are committed, in milliseconds.
+  size_t commit_interval_ms = 1000;
+
+  /// How long a revoked partition's in-flight events may take to finish
+  /// before the partition is released anyway (what did not finish is not
+  /// committed and will be redelivered to the new owner), in milliseconds.
+  size_t revoke_timeout_ms = 5000;
+
+  /// Most records of one partition taken but not yet committable (behind an
+  /// unfinished one); the partition pauses at this bound.
+  size_t max_uncommitted = 65536;
+
+  /// librdkafka consumer properties passed through as they are (for example
+  /// `partition.assignment.strategy`, `session.timeout.ms`). The source sets
+  /// `enable.auto.commit` and `enable.auto.offset.store` itself; they may
+  /// not be given here.
+  std::map<std::string, std::string> properties;
+
+  /// Where the settings came from ("<defaults>" or a file path).
+  std::string origin = "<defaults>";
+};
+
+} // namespace keylane::kafka

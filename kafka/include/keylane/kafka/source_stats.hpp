@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstdint>
+
+namespace keylane::kafka {
+
+/// A snapshot of a source's counters; each exact, not taken at one instant.
+struct source_stats {
+  /// Records read from Kafka.
+  uint64_t consumed = 0;
+  /// Records accepted by the runtime.
+  uint64_t submitted = 0;
+  /// Records finished (their output callback returned; parked ones count
+  /// only with a durable park store).
+  uint64_t finished = 0;
+  /// Finished records whose partition was given up meanwhile (their offset
+  /// is not committed by this consumer; the new owner runs them again).
+  uint64_t finished_late = 0;
+  /// Submits refused by the runtime (full window or key backlog); each
+  /// pauses its partition until the record is taken.
+  uint64_t refused = 0;
+  /// Times a partition was paused and resumed.
+  uint64_t pauses = 0;
+  uint64_t resumes = 0;
+  /// Records read but not taken because their partition was revoked first.
+  uint64_t dropped_on_revoke = 0;
+  /// Offset commits the broker accepted, and those that failed.
+  uint64_t commits = 0;
+  uint64_t commit_failures = 0;
+  /// Partition assignments and revocations seen.
+  uint64_t assigned = 0;
+  uint64_t revoked = 0;
+  /// Revocations released with events still in flight (timeout).
+  uint64_t revoke_timeouts = 0;
+};
+
+} // namespace keylane::kafka

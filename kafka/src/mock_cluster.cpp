@@ -1,0 +1,87 @@
+#include "keylane/kafka/mock_cluster.hpp"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include "keylane/errc.hpp"
+
+namespace keylane::kafka {
+
+namespace {
+
+caf::error check(rd_kafka_resp_err_t err, const std::string& what) {
+  if (!err)
+    return caf::none;
+  return make_error(errc::startup_failed,
+                    "mock cluster: " + what + ": " + rd_kafka_err2str(err));
+}
+
+} // namespace
+
+caf::expected<std::unique_ptr<mock_cluster>> mock_cluster::start(int brokers) {
+  // The cluster lives in a handle of its own; a producer handle is the
+  // lightest one (it never connects anywhere).
+  auto* conf = rd_kafka_conf_new();
+  char err[512];
+  rd_kafka_conf_set(conf, "log_level", "3", err, sizeof err);
+  auto* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (!rk) {
+    rd_kafka_conf_destroy(conf);
+    return make_error(errc::startup_failed,
+                      std::string{"mock cluster: "} + err);
+  }
+  auto* mc = rd_kafka_mock_cluster_new(rk, brokers);
+  if (!mc) {
+    rd_kafka_destroy(rk);
+    return make_error(errc::startup_failed,
+                      "mock cluster: cannot start the brokers");
+  }
+  std::unique_ptr<mock_cluster> out{new mock_cluster};
+  out->rk_ = rk;
+  out->mc_ = mc;
+  out->bootstraps_ = rd_kafka_mock_cluster_bootstraps(mc);
+  return out;
+}
+
+mock_cluster::~mock_cluster() {
+  rd_kafka_mock_cluster_destroy(mc_);
+  rd_kafka_destroy(rk_);
+}
+
+caf::error mock_cluster::create_topic(const std::string& topic,
+                                      int partitions, int replication) {
+  return check(rd_kafka_mock_topic_create(mc_, topic.c_str(), partitions,
+                                          replication),
+               "create topic " + topic);
+}
+
+void mock_cluster::push_request_errors(int16_t api_key,
+                                       const std::vector<int>& errors) {
+  std::vector<rd_kafka_resp_err_t> errs;
+  for (int e : errors)
+    errs.push_back(static_cast<rd_kafka_resp_err_t>(e));
+  rd_kafka_mock_push_request_errors_array(mc_, api_key, errs.size(),
+                                          errs.data());
+}
+
+caf::error mock_cluster::set_leader(const std::string& topic,
+                                    int32_t partition, int32_t broker_id) {
+  return check(rd_kafka_mock_partition_set_leader(mc_, topic.c_str(),
+                                                  partition, broker_id),
+               "set leader");
+}
+
+caf::error mock_cluster::set_broker_up(int32_t broker_id, bool up) {
+  return check(up ? rd_kafka_mock_broker_set_up(mc_, broker_id)
+                  : rd_kafka_mock_broker_set_down(mc_, broker_id),
+               "broker " + std::to_string(broker_id));
+}
+
+caf::error mock_cluster::set_coordinator(const std::string& group,
+                                         int32_t broker_id) {
+  return check(rd_kafka_mock_coordinator_set(mc_, "group", group.c_str(),
+                                             broker_id),
+               "coordinator");
+}
+
+} // namespace keylane::kafka

@@ -1,0 +1,143 @@
+// Partition assignment, revocation and offset commits of a source; all on
+// its polling thread (librdkafka calls these callbacks from inside poll).
+
+#include <chrono>
+#include <cstring>
+
+#include "source_state.hpp"
+
+namespace keylane::kafka {
+
+bool source::state::cooperative() const {
+  return std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+}
+
+void source::state::assign(rd_kafka_topic_partition_list_t* list) {
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& tp = list->elems[i];
+    auto p = std::make_shared<partition_state>();
+    p->topic = tp.topic;
+    p->partition = tp.partition;
+    p->assignment = ++assignments;
+    std::lock_guard<std::mutex> guard{mu};
+    parts[{p->topic, p->partition}] = std::move(p);
+    n.assigned++;
+  }
+  if (cooperative()) {
+    if (auto* err = rd_kafka_incremental_assign(rk, list)) {
+      warn(std::string{"assign: "} + rd_kafka_error_string(err));
+      rd_kafka_error_destroy(err);
+    }
+  } else if (auto err = rd_kafka_assign(rk, list)) {
+    warn(std::string{"assign: "} + rd_kafka_err2str(err));
+  }
+}
+
+void source::state::revoke(rd_kafka_topic_partition_list_t* list) {
+  std::vector<std::shared_ptr<partition_state>> gone;
+  for (int i = 0; i < list->cnt; ++i) {
+    auto p = find(list->elems[i].topic, list->elems[i].partition);
+    if (!p)
+      continue;
+    // Stop taking its records: held ones were never started, so they are
+    // simply not committed and go to the next owner.
+    p->revoked = true;
+    n.dropped_on_revoke += p->held.size();
+    p->held.clear();
+    gone.push_back(std::move(p));
+    n.revoked++;
+  }
+  // A lost assignment belongs to another member already: its commits
+  // would be refused, and waiting only delays rejoining.
+  bool lost = rd_kafka_assignment_lost(rk);
+  if (!lost && !gone.empty()) {
+    auto deadline = std::chrono::steady_clock::now()
+                    + std::chrono::milliseconds(cfg.source.revoke_timeout_ms);
+    std::unique_lock<std::mutex> guard{mu};
+    auto all_done = [&gone] {
+      for (auto& p : gone)
+        if (p->tracker.unfinished() > 0)
+          return false;
+      return true;
+    };
+    if (!finished_cv.wait_until(guard, deadline, all_done))
+      n.revoke_timeouts++;
+    guard.unlock();
+    commit(gone, true);
+  }
+  {
+    // From here on their late completions find no partition and count as
+    // finished_late: the next owner runs those records again.
+    std::lock_guard<std::mutex> guard{mu};
+    for (auto& p : gone) {
+      auto i = parts.find({p->topic, p->partition});
+      if (i != parts.end() && i->second == p)
+        parts.erase(i);
+    }
+  }
+  if (cooperative()) {
+    if (auto* err = rd_kafka_incremental_unassign(rk, list)) {
+      warn(std::string{"unassign: "} + rd_kafka_error_string(err));
+      rd_kafka_error_destroy(err);
+    }
+  } else {
+    rd_kafka_assign(rk, nullptr);
+  }
+}
+
+void source::state::commit_all() {
+  std::vector<std::shared_ptr<partition_state>> ps;
+  for (auto& [id, p] : parts)
+    if (!p->revoked)
+      ps.push_back(p);
+  commit(ps, false);
+}
+
+void source::state::commit(
+  const std::vector<std::shared_ptr<partition_state>>& ps, bool sync) {
+  auto* l = rd_kafka_topic_partition_list_new(static_cast<int>(ps.size()));
+  for (auto& p : ps) {
+    int64_t at;
+    {
+      std::lock_guard<std::mutex> guard{mu};
+      at = p->tracker.committable();
+    }
+    if (at < 0 || at <= p->sent)
+      continue;
+    rd_kafka_topic_partition_list_add(l, p->topic.c_str(), p->partition)
+      ->offset = at;
+    p->sent = at;
+  }
+  if (l->cnt > 0) {
+    auto err = rd_kafka_commit(rk, l, sync ? 0 : 1);
+    // The outcome of each commit, sync or not, arrives in `committed`.
+    if (err && sync)
+      warn(std::string{"commit on revoke: "} + rd_kafka_err2str(err)
+           + " (those records will be redelivered)");
+  }
+  rd_kafka_topic_partition_list_destroy(l);
+}
+
+void source::state::committed(rd_kafka_resp_err_t err,
+                              rd_kafka_topic_partition_list_t* offsets) {
+  if (err == RD_KAFKA_RESP_ERR__NO_OFFSET)
+    return; // nothing to commit
+  for (int i = 0; offsets && i < offsets->cnt; ++i) {
+    const auto& tp = offsets->elems[i];
+    auto p = find(tp.topic, tp.partition);
+    if (err || tp.err) {
+      n.commit_failures++;
+      // Sent again at the next interval.
+      if (p && p->sent == tp.offset)
+        p->sent = p->acked;
+      continue;
+    }
+    n.commits++;
+    if (p && tp.offset > p->acked)
+      p->acked = tp.offset;
+    if (on_commit)
+      on_commit(tp.topic, tp.partition, tp.offset);
+  }
+}
+
+} // namespace keylane::kafka

@@ -1,0 +1,343 @@
+#include "keylane/kafka/source.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "keylane/errc.hpp"
+#include "source_state.hpp"
+
+namespace keylane::kafka {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+record make_record(const rd_kafka_message_t& m, uint64_t assignment) {
+  record r;
+  r.topic = rd_kafka_topic_name(m.rkt);
+  r.partition = m.partition;
+  r.offset = m.offset;
+  if (m.key)
+    r.key.assign(static_cast<const char*>(m.key), m.key_len);
+  if (m.payload)
+    r.value.assign(static_cast<const char*>(m.payload), m.len);
+  rd_kafka_timestamp_type_t type;
+  r.timestamp_ms = rd_kafka_message_timestamp(&m, &type);
+  rd_kafka_headers_t* hdrs = nullptr;
+  // librdkafka's accessor takes a non-const message; it only parses.
+  auto* mm = const_cast<rd_kafka_message_t*>(&m);
+  if (rd_kafka_message_headers(mm, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    const char* name;
+    const void* val;
+    size_t size;
+    for (size_t i = 0;
+         rd_kafka_header_get_all(hdrs, i, &name, &val, &size)
+         == RD_KAFKA_RESP_ERR_NO_ERROR;
+         ++i)
+      r.headers.emplace_back(name, val ? std::string{static_cast<const char*>(
+                                                       val),
+                                                     size}
+                                       : std::string{});
+  }
+  r.assignment = assignment;
+  return r;
+}
+
+caf::error conf_set(rd_kafka_conf_t* conf, const std::string& name,
+                    const std::string& value, const std::string& origin) {
+  char err[512];
+  if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), err, sizeof err)
+      == RD_KAFKA_CONF_OK)
+    return caf::none;
+  return make_error(errc::invalid_config,
+                    origin + ": kafka property " + name + " = \"" + value
+                      + "\": " + err);
+}
+
+} // namespace
+
+// -- consumer thread ------------------------------------------------------------
+
+void source::state::on_output(record_event& ev) {
+  // The callback may move the payload away: keep what finishes it.
+  auto topic = ev.payload.topic;
+  auto partition = ev.payload.partition;
+  auto offset = ev.payload.offset;
+  auto assignment = ev.payload.assignment;
+  if (user_output)
+    user_output(ev);
+  // An event parked in memory is not done: it would be lost with the
+  // process, so its offset holds the commit until a replay finishes it.
+  if (ev.status == outcome::parked && cfg.runtime.park != park_mode::sqlite)
+    return;
+  std::lock_guard<std::mutex> guard{mu};
+  auto i = parts.find({topic, partition});
+  if (i == parts.end() || i->second->assignment != assignment) {
+    n.finished_late++;
+    return;
+  }
+  if (i->second->tracker.finish(offset)) {
+    n.finished++;
+    finished_cv.notify_all();
+  }
+}
+
+// -- polling thread ---------------------------------------------------------------
+
+void source::state::run() {
+  auto interval = std::chrono::milliseconds(cfg.source.commit_interval_ms);
+  auto next_commit = clock::now() + interval;
+  while (!stopping.load()) {
+    // Held records are retried often: the runtime drains without telling.
+    bool holding = retry_held();
+    if (auto* m = rd_kafka_consumer_poll(rk, holding ? 5 : 100)) {
+      read(*m);
+      rd_kafka_message_destroy(m);
+    }
+    if (clock::now() >= next_commit) {
+      commit_all();
+      next_commit = clock::now() + interval;
+    }
+  }
+  // Revokes every partition through the rebalance callback: in-flight
+  // events get their time, then what finished is committed.
+  if (auto err = rd_kafka_consumer_close(rk))
+    warn(std::string{"leaving the group: "} + rd_kafka_err2str(err));
+}
+
+void source::state::read(const rd_kafka_message_t& m) {
+  if (m.err) {
+    if (m.err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+      warn(std::string{"consume: "} + rd_kafka_message_errstr(&m));
+    return;
+  }
+  n.consumed++;
+  auto p = find(rd_kafka_topic_name(m.rkt), m.partition);
+  if (!p || p->revoked) {
+    n.dropped_on_revoke++;
+    return;
+  }
+  if (m.offset < p->next_read)
+    return;
+  p->next_read = m.offset + 1;
+  auto r = make_record(m, p->assignment);
+  if (p->held.empty() && offer(*p, r))
+    return;
+  p->held.push_back(std::move(r));
+  pause(*p, true);
+}
+
+bool source::state::offer(partition_state& p, record& r) {
+  {
+    std::lock_guard<std::mutex> guard{mu};
+    if (p.tracker.outstanding() >= cfg.source.max_uncommitted)
+      return false;
+    // Taken before the submit: the event may finish before submit returns.
+    p.tracker.take(r.offset);
+  }
+  auto k = source::key_of(r, cfg.source);
+  if (rt->submit(k, std::move(r))) {
+    n.submitted++;
+    return true;
+  }
+  n.refused++;
+  std::lock_guard<std::mutex> guard{mu};
+  p.tracker.untake();
+  return false;
+}
+
+bool source::state::retry_held() {
+  bool holding = false;
+  for (auto& [id, p] : parts) {
+    while (!p->held.empty() && offer(*p, p->held.front()))
+      p->held.pop_front();
+    if (p->held.empty() && p->paused)
+      pause(*p, false);
+    holding = holding || !p->held.empty();
+  }
+  return holding;
+}
+
+void source::state::pause(partition_state& p, bool on) {
+  if (p.paused == on)
+    return;
+  auto* l = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(l, p.topic.c_str(), p.partition);
+  auto err = on ? rd_kafka_pause_partitions(rk, l)
+                : rd_kafka_resume_partitions(rk, l);
+  rd_kafka_topic_partition_list_destroy(l);
+  if (err)
+    warn(std::string{on ? "pause " : "resume "} + p.topic + '/'
+         + std::to_string(p.partition) + ": " + rd_kafka_err2str(err));
+  p.paused = on;
+  (on ? n.pauses : n.resumes)++;
+}
+
+std::shared_ptr<partition_state>
+source::state::find(const std::string& topic, int32_t partition) const {
+  // Only the polling thread changes `parts`, so it reads without the lock.
+  auto i = parts.find({topic, partition});
+  return i == parts.end() ? nullptr : i->second;
+}
+
+void source::state::warn(const std::string& line) const {
+  if (cfg.runtime.log >= log_level::warning) {
+    auto text = "keylane kafka: " + line + '\n';
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  }
+}
+
+// -- source -----------------------------------------------------------------------
+
+caf::expected<std::unique_ptr<source>>
+source::start(config cfg, const handler_registry& reg, callback on_output,
+              commit_listener on_commit) {
+  auto make = reg.find<record, std::string>(cfg.runtime.handler);
+  if (!make)
+    return std::move(make.error());
+  return start(std::move(cfg), std::move(*make), std::move(on_output),
+               std::move(on_commit));
+}
+
+caf::expected<std::unique_ptr<source>>
+source::start(config cfg, handler_factory make, callback on_output,
+              commit_listener on_commit) {
+  if (cfg.source.bootstrap_servers.empty() || cfg.source.group.empty()
+      || cfg.source.topics.empty())
+    return make_error(errc::invalid_config,
+                      cfg.source.origin
+                        + ": kafka.bootstrap_servers, kafka.group and "
+                          "kafka.topics are required");
+  auto st = std::make_unique<state>();
+  st->user_output = std::move(on_output);
+  st->on_commit = std::move(on_commit);
+  // Submits must never block the polling thread: a full runtime pauses
+  // the partition instead.
+  cfg.runtime.overflow = overflow_policy::reject;
+  st->cfg = std::move(cfg);
+  const auto& ks = st->cfg.source;
+  auto* raw = st.get();
+  auto rt = record_runtime::start(st->cfg.runtime, std::move(make),
+                                  [raw](record_event& ev) {
+                                    raw->on_output(ev);
+                                  });
+  if (!rt)
+    return std::move(rt.error());
+  st->rt = std::move(*rt);
+
+  auto* conf = rd_kafka_conf_new();
+  std::vector<std::pair<std::string, std::string>> props{
+    {"bootstrap.servers", ks.bootstrap_servers},
+    {"group.id", ks.group},
+    {"enable.auto.commit", "false"},
+    {"enable.auto.offset.store", "false"},
+    {"auto.offset.reset", "earliest"},
+  };
+  for (const auto& kv : ks.properties)
+    props.emplace_back(kv);
+  for (const auto& [name, value] : props)
+    if (auto err = conf_set(conf, name, value, ks.origin)) {
+      rd_kafka_conf_destroy(conf);
+      st->rt->stop();
+      return err;
+    }
+  rd_kafka_conf_set_opaque(conf, raw);
+  rd_kafka_conf_set_rebalance_cb(
+    conf, [](rd_kafka_t*, rd_kafka_resp_err_t err,
+             rd_kafka_topic_partition_list_t* list, void* opaque) {
+      auto* self = static_cast<state*>(opaque);
+      if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+        self->assign(list);
+      } else if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+        self->revoke(list);
+      } else {
+        self->warn(std::string{"rebalance: "} + rd_kafka_err2str(err));
+        rd_kafka_assign(self->rk, nullptr);
+      }
+    });
+  rd_kafka_conf_set_offset_commit_cb(
+    conf, [](rd_kafka_t*, rd_kafka_resp_err_t err,
+             rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+      static_cast<state*>(opaque)->committed(err, offsets);
+    });
+  char err[512];
+  st->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  if (!st->rk) {
+    rd_kafka_conf_destroy(conf);
+    st->rt->stop();
+    return make_error(errc::startup_failed,
+                      std::string{"kafka consumer: "} + err);
+  }
+  rd_kafka_poll_set_consumer(st->rk);
+  auto* topics = rd_kafka_topic_partition_list_new(
+    static_cast<int>(ks.topics.size()));
+  for (const auto& t : ks.topics)
+    rd_kafka_topic_partition_list_add(topics, t.c_str(),
+                                      RD_KAFKA_PARTITION_UA);
+  auto sub = rd_kafka_subscribe(st->rk, topics);
+  rd_kafka_topic_partition_list_destroy(topics);
+  if (sub) {
+    rd_kafka_destroy(st->rk);
+    st->rt->stop();
+    return make_error(errc::startup_failed,
+                      std::string{"kafka subscribe: "}
+                        + rd_kafka_err2str(sub));
+  }
+  st->poller = std::thread{[raw] { raw->run(); }};
+  return std::unique_ptr<source>{new source(std::move(st))};
+}
+
+source::source(std::unique_ptr<state> st) : st_(std::move(st)) {}
+
+source::~source() {
+  stop();
+}
+
+stop_report source::stop() {
+  if (st_->stopped)
+    return st_->last_report;
+  st_->stopped = true;
+  st_->stopping = true;
+  if (st_->poller.joinable())
+    st_->poller.join();
+  rd_kafka_destroy(st_->rk);
+  st_->rk = nullptr;
+  st_->last_report = st_->rt->stop();
+  return st_->last_report;
+}
+
+source_stats source::stats() const {
+  const auto& n = st_->n;
+  source_stats s;
+  s.consumed = n.consumed;
+  s.submitted = n.submitted;
+  s.finished = n.finished;
+  s.finished_late = n.finished_late;
+  s.refused = n.refused;
+  s.pauses = n.pauses;
+  s.resumes = n.resumes;
+  s.dropped_on_revoke = n.dropped_on_revoke;
+  s.commits = n.commits;
+  s.commit_failures = n.commit_failures;
+  s.assigned = n.assigned;
+  s.revoked = n.revoked;
+  s.revoke_timeouts = n.revoke_timeouts;
+  return s;
+}
+
+record_runtime& source::lanes() noexcept {
+  return *st_->rt;
+}
+
+keylane::key source::key_of(const record& r, const source_settings& s) {
+  const std::string* k = nullptr;
+  if (s.key == key_from::header)
+    k = r.header(s.key_header);
+  else if (!r.key.empty())
+    k = &r.key;
+  if (k)
+    return keylane::key{*k};
+  return keylane::key{r.topic + '/' + std::to_string(r.partition)};
+}
+
+} // namespace keylane::kafka

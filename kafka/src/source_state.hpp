@@ -1,0 +1,105 @@
+#pragma once
+
+// The inside of keylane::kafka::source, shared by its source files.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "keylane/kafka/offset_tracker.hpp"
+#include "keylane/kafka/source.hpp"
+
+namespace keylane::kafka {
+
+/// One assignment of one partition to this consumer. `tracker` is guarded
+/// by `source::state::mu`; the other members belong to the polling thread.
+struct partition_state {
+  std::string topic;
+  int32_t partition = 0;
+  /// Distinguishes this assignment from earlier ones of the same partition.
+  uint64_t assignment = 0;
+  offset_tracker tracker;
+  /// Records read but not yet taken by the runtime, in offset order; while
+  /// any are held the partition is paused.
+  std::deque<record> held;
+  bool paused = false;
+  bool revoked = false;
+  /// One past the last offset read (librdkafka may hand records out again
+  /// after a resume; those are skipped).
+  int64_t next_read = -1;
+  /// The last offset sent in a commit, and the last one the broker took.
+  int64_t sent = -1;
+  int64_t acked = -1;
+};
+
+using partition_id = std::pair<std::string, int32_t>;
+
+/// Counters, written by the polling and consumer threads.
+struct source_counters {
+  std::atomic<uint64_t> consumed{0}, submitted{0}, finished{0},
+    finished_late{0}, refused{0}, pauses{0}, resumes{0}, dropped_on_revoke{0},
+    commits{0}, commit_failures{0}, assigned{0}, revoked{0},
+    revoke_timeouts{0};
+};
+
+struct source::state {
+  config cfg;
+  callback user_output;
+  commit_listener on_commit;
+  std::unique_ptr<record_runtime> rt;
+  rd_kafka_t* rk = nullptr;
+  std::thread poller;
+  std::atomic<bool> stopping{false};
+  bool stopped = false;
+  stop_report last_report;
+  source_counters n;
+
+  /// Guards `parts` against the consumer thread and every tracker.
+  mutable std::mutex mu;
+  /// Signalled whenever a tracker finishes an offset (revoke waits on it).
+  std::condition_variable finished_cv;
+  /// Partitions assigned now. Changed only by the polling thread.
+  std::map<partition_id, std::shared_ptr<partition_state>> parts;
+  uint64_t assignments = 0;
+
+  // -- consumer thread ---------------------------------------------------------
+
+  /// The runtime's output: the user's callback, then the offset finishes.
+  void on_output(record_event& ev);
+
+  // -- polling thread ------------------------------------------------------------
+
+  void run();
+  void read(const rd_kafka_message_t& m);
+  /// Hands `r` to the runtime; false (record untouched) when it is full.
+  bool offer(partition_state& p, record& r);
+  /// Offers held records again and resumes partitions that emptied; true
+  /// while any partition still holds records.
+  bool retry_held();
+  void pause(partition_state& p, bool on);
+  void assign(rd_kafka_topic_partition_list_t* list);
+  void revoke(rd_kafka_topic_partition_list_t* list);
+  /// Commits the committable offsets of `ps` that moved since last sent.
+  void commit(const std::vector<std::shared_ptr<partition_state>>& ps,
+              bool sync);
+  void commit_all();
+  void committed(rd_kafka_resp_err_t err,
+                 rd_kafka_topic_partition_list_t* offsets);
+  [[nodiscard]] bool cooperative() const;
+  [[nodiscard]] std::shared_ptr<partition_state>
+  find(const std::string& topic, int32_t partition) const;
+
+  void warn(const std::string& line) const;
+};
+
+} // namespace keylane::kafka
