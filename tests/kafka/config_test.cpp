@@ -1,0 +1,115 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "keylane/errc.hpp"
+#include "keylane/kafka/config_loader.hpp"
+
+namespace kk = keylane::kafka;
+
+namespace {
+
+const char* good = R"([runtime]
+order = "none"
+
+[kafka]
+bootstrap_servers = "127.0.0.1:9092"
+group = "ledger"
+topics = ["a", "b"]
+key = "header:account"
+commit_interval_ms = 250
+
+[kafka.properties]
+"session.timeout.ms" = 6000
+"partition.assignment.strategy" = "cooperative-sticky"
+
+[handler]
+name = "x"
+)";
+
+std::string message(const caf::error& e) {
+  return keylane::render(e);
+}
+
+} // namespace
+
+TEST_CASE("a [kafka] table in the runtime's config file fills both halves",
+          "[kafka][config]") {
+  auto cfg = kk::parse(good, "app.toml");
+  REQUIRE(cfg);
+  CHECK(cfg->runtime.order == keylane::order_mode::none);
+  CHECK(cfg->runtime.handler == "x");
+  CHECK(cfg->source.bootstrap_servers == "127.0.0.1:9092");
+  CHECK(cfg->source.topics == std::vector<std::string>{"a", "b"});
+  CHECK(cfg->source.key == kk::key_from::header);
+  CHECK(cfg->source.key_header == "account");
+  CHECK(cfg->source.commit_interval_ms == 250);
+  CHECK(cfg->source.properties.at("session.timeout.ms") == "6000");
+}
+
+TEST_CASE("a bad [kafka] value is reported with file, line and fix",
+          "[kafka][config]") {
+  std::string text = good;
+  text.replace(text.find("commit_interval_ms = 250"), 24,
+               "commit_interval_ms = -4");
+  auto cfg = kk::parse(text, "app.toml");
+  REQUIRE_FALSE(cfg);
+  CHECK(message(cfg.error())
+        == "invalid_config: app.toml:9: kafka.commit_interval_ms = -4: "
+           "must be an integer >= 1");
+}
+
+TEST_CASE("errors after the [kafka] table keep their line numbers",
+          "[kafka][config]") {
+  std::string text = good;
+  text.replace(text.find("name = \"x\""), 10, "name = \"x\"\nbogus = 1");
+  auto cfg = kk::parse(text, "app.toml");
+  REQUIRE_FALSE(cfg);
+  CHECK(message(cfg.error()).find("app.toml:17: unknown key handler.bogus")
+        != std::string::npos);
+}
+
+TEST_CASE("unknown kafka keys, unknown librdkafka properties and owned "
+          "properties are all reported at once",
+          "[kafka][config]") {
+  auto cfg = kk::parse(R"([kafka]
+bootstrap_servers = "h:1"
+group = "g"
+topics = ["t"]
+comit_interval_ms = 5
+[kafka.properties]
+"no.such.property" = 1
+"enable.auto.commit" = true
+)",
+                       "app.toml");
+  REQUIRE_FALSE(cfg);
+  auto m = message(cfg.error());
+  CHECK(m.find("app.toml:5: unknown key kafka.comit_interval_ms")
+        != std::string::npos);
+  CHECK(m.find("app.toml:7: kafka.properties.\"no.such.property\" = 1: "
+               "librdkafka: No such configuration property")
+        != std::string::npos);
+  CHECK(m.find("app.toml:8: kafka.properties.\"enable.auto.commit\" = "
+               "true: not allowed here")
+        != std::string::npos);
+}
+
+TEST_CASE("a file without [kafka] or its required keys is refused",
+          "[kafka][config]") {
+  auto none = kk::parse("[runtime]\nwindow = 4\n", "app.toml");
+  REQUIRE_FALSE(none);
+  CHECK(message(none.error()).find("no [kafka] table") != std::string::npos);
+  auto partial = kk::parse("[kafka]\ngroup = \"g\"\n", "app.toml");
+  REQUIRE_FALSE(partial);
+  auto m = message(partial.error());
+  CHECK(m.find("app.toml:1: kafka.bootstrap_servers is missing")
+        != std::string::npos);
+  CHECK(m.find("app.toml:1: kafka.topics is missing") != std::string::npos);
+}
+
+TEST_CASE("blanking the kafka tables keeps every other line where it was",
+          "[kafka][config]") {
+  auto out = kk::without_kafka_tables("a = 1\n[kafka]\nx = 2\n[kafka.properties]\n"
+                                      "y = 3\n[runtime]\nwindow = 4\n");
+  CHECK(out == "a = 1\n\n\n\n\n[runtime]\nwindow = 4\n");
+}
