@@ -182,6 +182,8 @@ void lane::invoke_current() {
   ++token_;
   ++current_->attempts;
   attempt_started_ = clock::now();
+  if (current_->attempts == 1)
+    current_->started = attempt_started_;
   if (!broken_.empty()) {
     // No handler instance in this lane: retrying here cannot help.
     settle(outcome::failed, broken_, true);

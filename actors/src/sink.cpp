@@ -25,6 +25,7 @@ sink::sink(caf::actor_config& cfg, engine* eng)
     stall_ms_(eng->config().stall_ms) {
   eng_->actor_started();
   since_ = clock::now();
+  configure_window(eng->config());
   eng_->counters().awaited_since_ns.store(now_ns(), std::memory_order_relaxed);
 }
 
@@ -33,8 +34,10 @@ caf::behavior sink::make_behavior() {
     [this](events_atom, batch_ptr& b) { take(*b); },
     [this](reload_atom, settings_ptr& live) {
       stall_ms_ = live->stall_ms;
+      configure_window(*live);
       watch();
     },
+    [this](window_atom) { on_window_tick(); },
     [this](supervisor_atom, caf::actor& sup) {
       supervisor_ = std::move(sup);
     },
@@ -45,6 +48,8 @@ caf::behavior sink::make_behavior() {
 }
 
 void sink::take(event_batch& b) {
+  if (auto_window_)
+    measure(b);
   for (auto& ev : b.items) {
     switch (ev->status) {
       case outcome::ok: ++ok_; break;

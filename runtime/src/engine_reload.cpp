@@ -45,6 +45,14 @@ size_t engine::initial_window(const settings& cfg) noexcept {
   return std::min(cfg.window_max, twice_cap);
 }
 
+void engine::resize_window(size_t n) {
+  auto old = window_.exchange(n, std::memory_order_seq_cst);
+  if (n <= old || waiters_.load(std::memory_order_seq_cst) == 0)
+    return;
+  { std::lock_guard<std::mutex> guard{wait_mtx_}; } // orders after the store
+  wait_cv_.notify_all();
+}
+
 std::shared_ptr<const settings> engine::live() const {
   std::lock_guard<std::mutex> guard{live_mtx_};
   return live_;

@@ -75,6 +75,8 @@ using locate_atom = caf::atom_constant<caf::atom("kl_locate")>;
 using located_atom = caf::atom_constant<caf::atom("kl_where")>;
 // Sink to itself: see whether output is stalled.
 using stall_atom = caf::atom_constant<caf::atom("kl_stall")>;
+// Sink to itself: resize the automatic window.
+using window_atom = caf::atom_constant<caf::atom("kl_window")>;
 // Supervisor -> sink: my handle (the sink asks it to locate events).
 using supervisor_atom = caf::atom_constant<caf::atom("kl_super")>;
 // Lane to itself: an attempt ran out of time.

@@ -9,6 +9,7 @@
 
 #include "keylane/config.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/window_sizer.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane::detail {
@@ -42,6 +43,10 @@ private:
   void on_located(uint64_t seq, const key& k, const std::string& where,
                   int64_t submitted_ns);
   void end_stall();
+  // Automatic window (sink_window.cpp).
+  void configure_window(const settings& s);
+  void measure(const event_batch& b);
+  void on_window_tick();
 
   engine* eng_;
   order_mode order_;
@@ -67,6 +72,13 @@ private:
   bool located_ = false;     // the stall line named its key
   bool unlocated_ = false;   // the stall line could not name it
   std::string stalled_key_;
+
+  // `window = "auto"`: the sink measures and resizes the admission window.
+  bool auto_window_ = false;
+  bool sizing_ = false; // a resize tick is scheduled
+  size_t window_floor_ = 1;
+  size_t window_max_ = 0;
+  window_sizer sizer_;
 };
 
 } // namespace keylane::detail

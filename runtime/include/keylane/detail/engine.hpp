@@ -144,6 +144,10 @@ public:
   /// error nothing changes. Serialised: one reload at a time.
   [[nodiscard]] caf::expected<reload_report> reload(settings next);
 
+  /// Sets the admission window (`window = "auto"`: the sink sizes it);
+  /// blocked producers go on at once if it grew.
+  void resize_window(size_t n);
+
   /// Whether the sink records the latency histogram (`metrics.latency`).
   [[nodiscard]] bool record_latency() const noexcept {
     return record_latency_.load(std::memory_order_relaxed);

@@ -28,6 +28,8 @@ struct event_base {
   keylane::key k;
   /// When `submit` accepted it.
   clock::time_point submitted;
+  /// When its first attempt started (its lane set it).
+  clock::time_point started;
   /// How it ended.
   outcome status = outcome::pending;
   /// Why it failed (empty unless `status == failed`).
