@@ -103,3 +103,20 @@ if(TARGET ledger AND KEYLANE_BASH)
       LABELS "example" TIMEOUT 300)
   endforeach()
 endif()
+
+# The ordered export: the quick run's JSON parses, has every mode and member,
+# and no mode put an output out of order (examples/ordered_export/
+# smoke_check.cmake); --help works; a bad --set fails with the validation
+# message.
+if(TARGET ordered_export)
+  add_test(NAME "example: ordered_export --quick --json"
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:ordered_export>
+            -P ${PROJECT_SOURCE_DIR}/examples/ordered_export/smoke_check.cmake)
+  set_tests_properties("example: ordered_export --quick --json" PROPERTIES
+    LABELS "example" TIMEOUT 300)
+endif()
+keylane_smoke_example("ordered_export --help" ordered_export
+  "--set S.K=V" --help)
+keylane_smoke_example_exit("ordered_export rejects a bad --set" ordered_export 2
+  "--set runtime.max_active_keys=0: must be >= 1" --quick
+  --set runtime.max_active_keys=0)
