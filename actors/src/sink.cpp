@@ -26,6 +26,9 @@ sink::sink(caf::actor_config& cfg, engine* eng)
   eng_->actor_started();
   since_ = clock::now();
   configure_window(eng->config());
+  spill_ = eng->spill();
+  memory_window_ = eng->config().window;
+  spill_max_bytes_ = eng->config().spill_max_bytes;
   eng_->counters().awaited_since_ns.store(now_ns(), std::memory_order_relaxed);
 }
 
@@ -34,6 +37,7 @@ caf::behavior sink::make_behavior() {
     [this](events_atom, batch_ptr& b) { take(*b); },
     [this](reload_atom, settings_ptr& live) {
       stall_ms_ = live->stall_ms;
+      memory_window_ = live->window;
       configure_window(*live);
       watch();
     },
@@ -64,6 +68,8 @@ void sink::take(event_batch& b) {
       continue;
     }
     auto idx = ev->seq - next_;
+    if (spill_ && idx >= memory_window_ && spill_out(ev))
+      continue;
     if (idx >= pending_.size())
       pending_.resize(idx + 1, nullptr);
     pending_[idx] = ev.release();
@@ -93,12 +99,24 @@ void sink::take(event_batch& b) {
 
 void sink::release_ready() {
   auto before = next_;
-  while (!pending_.empty() && pending_.front() != nullptr) {
-    ready_.push_back(pending_.front());
-    pending_.pop_front();
-    ++next_;
-    --held_;
+  for (;;) {
+    if (!pending_.empty() && pending_.front() != nullptr) {
+      ready_.push_back(pending_.front());
+      pending_.pop_front();
+      ++next_;
+      --held_;
+    } else if (!spilled_.empty() && spilled_.begin()->first == next_) {
+      if (!pending_.empty())
+        pending_.pop_front(); // its empty slot
+      if (auto ev = spill_in())
+        ready_.push_back(ev.release());
+      ++next_;
+    } else {
+      break;
+    }
   }
+  if (spill_)
+    after_release();
   if (next_ != before) {
     if (stalled_ != none_)
       end_stall(); // before `since_` moves: the line says how long it was
@@ -118,6 +136,12 @@ void sink::publish() {
   c.failed.store(failed_, std::memory_order_relaxed);
   c.parked.store(parked_, std::memory_order_relaxed);
   c.retries.store(retries_, std::memory_order_relaxed);
+  if (spill_) {
+    c.spilled.store(spilled_total_, std::memory_order_relaxed);
+    c.spill_held.store(spilled_.size(), std::memory_order_relaxed);
+    c.spill_bytes.store(spill_->size(), std::memory_order_relaxed);
+    c.peak_spill_held.store(peak_spill_held_, std::memory_order_relaxed);
+  }
 }
 
 void sink::on_exit() {
@@ -125,6 +149,9 @@ void sink::on_exit() {
     if (ev)
       eng_->abandon(event_ptr{ev}, "completed");
   pending_.clear();
+  for (auto& [seq, at] : spilled_)
+    eng_->abandon(seq, at.k, "completed");
+  spilled_.clear();
   for (auto* ev : ready_)
     eng_->abandon(event_ptr{ev}, "completed");
   ready_.clear();

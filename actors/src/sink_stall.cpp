@@ -26,7 +26,7 @@ std::string seconds(clock::duration d) {
 } // namespace
 
 void sink::watch() {
-  if (stall_ms_ == 0 || held_ == 0 || watching_ || !supervisor_)
+  if (stall_ms_ == 0 || holding() == 0 || watching_ || !supervisor_)
     return;
   watching_ = true;
   auto due = since_ + std::chrono::milliseconds(stall_ms_) - clock::now();
@@ -38,7 +38,7 @@ void sink::watch() {
 
 void sink::check_stall() {
   watching_ = false;
-  if (held_ == 0 || stall_ms_ == 0)
+  if (holding() == 0 || stall_ms_ == 0)
     return;
   auto threshold = std::chrono::milliseconds(stall_ms_);
   auto waited = clock::now() - since_;
@@ -56,7 +56,7 @@ void sink::check_stall() {
     eng_->log().write(log_level::warning,
                       "stall: output waits for seq " + std::to_string(next_)
                         + " for " + seconds(waited) + " with "
-                        + std::to_string(held_)
+                        + std::to_string(holding())
                         + " later results held back; no lane holds it "
                           "(it is still in ingress or on its way)");
   }
@@ -81,7 +81,7 @@ void sink::on_located(uint64_t seq, const key& k, const std::string& where,
                       + " (key " + stalled_key_ + ") for "
                       + seconds(now - since_) + ", submitted "
                       + seconds(age) + " ago, "
-                      + std::to_string(held_)
+                      + std::to_string(holding())
                       + " later results held back: " + where);
 }
 

@@ -39,11 +39,11 @@ void sink::on_window_tick() {
   sizing_ = false;
   if (!auto_window_)
     return;
-  auto waiting = held_ > 0 ? clock::now() - since_ : clock::duration::zero();
+  auto waiting = holding() > 0 ? clock::now() - since_ : clock::duration::zero();
   eng_->resize_window(sizer_.resize(waiting, window_floor_, window_max_));
   // Keep measuring while anything is recent or held back; the next batch
   // re-arms it otherwise.
-  if (sizer_.busy() || held_ > 0) {
+  if (sizer_.busy() || holding() > 0) {
     sizing_ = true;
     delayed_send(this, window_sizer::tick, window_atom::value);
   }

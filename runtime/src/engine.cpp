@@ -67,6 +67,8 @@ engine::start(settings cfg, handler_factory make, output_fn out,
     new engine(std::move(cfg), std::move(out), std::move(ops))};
   if (auto err = eng->open_store())
     return err;
+  if (auto err = eng->open_spill())
+    return err;
   std::vector<key> parked;
   if (eng->store_) {
     auto found = eng->store_->keys();
@@ -368,6 +370,7 @@ stop_report engine::stop() {
   std::sort(report_.unfinished.begin(), report_.unfinished.end(),
             [](auto& x, auto& y) { return x.seq < y.seq; });
   keep_unfinished();
+  spill_.reset(); // the sink read back what it held there: remove the file
   return report_;
 }
 
@@ -393,6 +396,10 @@ keylane::stats engine::snapshot() const {
   s.awaited_seq = pub_.awaited_seq.load(r);
   s.ingress_depth = ingress_.size_approx();
   s.window = window_.load(r);
+  s.spilled = pub_.spilled.load(r);
+  s.spill_held = pub_.spill_held.load(r);
+  s.spill_bytes = pub_.spill_bytes.load(r);
+  s.peak_spill_held = pub_.peak_spill_held.load(r);
   s.latency = pub_.latency.snapshot();
   if (s.sink_buffered > 0) {
     auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -37,6 +37,8 @@ caf::error engine::check_numbers(const settings& cfg) {
 }
 
 size_t engine::initial_window(const settings& cfg) noexcept {
+  if (!cfg.spill_path.empty())
+    return unbounded; // the spill file's size bounds admission instead
   if (!cfg.window_auto)
     return cfg.window;
   // Small until measured: the sink grows it as soon as a straggler shows.
@@ -107,10 +109,11 @@ caf::expected<reload_report> engine::reload(settings next) {
   }
   log_.threshold(fixed->log);
   record_latency_.store(fixed->metrics_latency, std::memory_order_relaxed);
-  // An automatic window is sized by the sink from here on.
-  if (!fixed->window_auto)
+  // An automatic window is sized by the sink from here on; with a spill
+  // file the window bounds the sink's memory, not admission.
+  if (!spill_ && !fixed->window_auto)
     window_.store(fixed->window, std::memory_order_seq_cst);
-  else if (!cur->window_auto)
+  else if (!spill_ && !cur->window_auto)
     window_.store(initial_window(*fixed), std::memory_order_seq_cst);
   live_gen_.fetch_add(1, std::memory_order_acq_rel);
   // A larger window may let blocked producers in.

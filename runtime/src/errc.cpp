@@ -18,6 +18,7 @@ const char* to_string(errc x) noexcept {
     case errc::startup_failed: return "startup_failed";
     case errc::codec_failed: return "codec_failed";
     case errc::park_store_failed: return "park_store_failed";
+    case errc::spill_failed: return "spill_failed";
   }
   return "unknown";
 }

@@ -35,6 +35,8 @@ enum class errc : uint8_t {
   codec_failed,
   /// The park store could not be opened, read or written.
   park_store_failed,
+  /// The sink's spill file could not be created, written or read.
+  spill_failed,
 };
 
 /// Returns the name of `x`, for example "window_full".

@@ -234,6 +234,39 @@ private:
                         "the payload type has neither a keylane::codec nor "
                         "a copy constructor");
     };
+    if constexpr (codec<Payload>::available && codec<Result>::available) {
+      ops.spills = true;
+      ops.spill = [](const detail::event_base& ev, std::string& payload,
+                     std::optional<std::string>& result) -> caf::error {
+        const auto& e = static_cast<const event_type&>(ev);
+        auto p = codec<Payload>::encode(e.payload);
+        if (!p)
+          return std::move(p.error());
+        payload = std::move(*p);
+        if (e.result) {
+          auto r = codec<Result>::encode(*e.result);
+          if (!r)
+            return std::move(r.error());
+          result = std::move(*r);
+        }
+        return caf::none;
+      };
+      ops.unspill = [](const key& k, std::string_view payload,
+                       const std::optional<std::string>& result)
+        -> caf::expected<detail::event_ptr> {
+        auto p = codec<Payload>::decode(payload);
+        if (!p)
+          return std::move(p.error());
+        std::unique_ptr<event_type> e{new event_type(k, std::move(*p))};
+        if (result) {
+          auto r = codec<Result>::decode(*result);
+          if (!r)
+            return std::move(r.error());
+          e->result = std::move(*r);
+        }
+        return detail::event_ptr{e.release()};
+      };
+    }
     ops.revive = [](const parked_record& r)
       -> caf::expected<detail::event_ptr> {
       auto p = payload_of(r);

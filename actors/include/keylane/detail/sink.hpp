@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 #include "keylane/config.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/spill_file.hpp"
 #include "keylane/detail/window_sizer.hpp"
 #include "keylane/key.hpp"
 
@@ -47,6 +49,13 @@ private:
   void configure_window(const settings& s);
   void measure(const event_batch& b);
   void on_window_tick();
+  // Spill (sink_spill.cpp).
+  bool spill_out(event_ptr& ev);
+  event_ptr spill_in();
+  void after_release();
+  [[nodiscard]] uint64_t holding() const noexcept {
+    return held_ + spilled_.size();
+  }
 
   engine* eng_;
   order_mode order_;
@@ -79,6 +88,22 @@ private:
   size_t window_floor_ = 1;
   size_t window_max_ = 0;
   window_sizer sizer_;
+
+  // `sink.spill_path`: results beyond `memory_window_` of the awaited
+  // number go to the spill file; `spilled_` maps their numbers to where.
+  struct spilled_at {
+    uint64_t offset;
+    uint32_t len;
+    keylane::key k;
+  };
+  spill_file* spill_ = nullptr;
+  size_t memory_window_ = 0;
+  size_t spill_max_bytes_ = 0;
+  std::map<uint64_t, spilled_at> spilled_;
+  uint64_t spilled_total_ = 0;
+  uint64_t peak_spill_held_ = 0;
+  bool admission_held_ = false;
+  bool spill_error_logged_ = false;
 };
 
 } // namespace keylane::detail

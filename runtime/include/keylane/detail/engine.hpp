@@ -9,6 +9,9 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,6 +26,7 @@
 #include "keylane/detail/latency_recorder.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/mpmc_queue.hpp"
+#include "keylane/detail/spill_file.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/handler_registry.hpp"
 #include "keylane/park_store.hpp"
@@ -46,6 +50,17 @@ struct payload_ops {
     park;
   /// A fresh, unsubmitted event for the payload of `rec`.
   std::function<caf::expected<event_ptr>(const parked_record& rec)> revive;
+  /// `spill` and `unspill` exist (the payload and result have codecs).
+  bool spills = false;
+  /// Encodes the payload and, if set, the result of `ev` (sink spill).
+  std::function<caf::error(const event_base& ev, std::string& payload,
+                           std::optional<std::string>& result)>
+    spill;
+  /// A fresh event of `k` with the payload and result decoded.
+  std::function<caf::expected<event_ptr>(
+    const key& k, std::string_view payload,
+    const std::optional<std::string>& result)>
+    unspill;
 };
 
 /// The untyped core of a runtime: the actor system, ingress, window
@@ -148,6 +163,12 @@ public:
   /// blocked producers go on at once if it grew.
   void resize_window(size_t n);
 
+  /// The sink's spill file (`sink.spill_path`), or null.
+  [[nodiscard]] spill_file* spill() noexcept { return spill_.get(); }
+
+  /// Stops admitting new events (the spill file is full) or admits again.
+  void hold_admission(bool hold);
+
   /// Whether the sink records the latency histogram (`metrics.latency`).
   [[nodiscard]] bool record_latency() const noexcept {
     return record_latency_.load(std::memory_order_relaxed);
@@ -202,6 +223,15 @@ public:
   /// Records events that `stop` ended before delivery.
   void abandon(event_ptr ev, const char* stage);
 
+  /// Records an event that `stop` ended before delivery, by number and key
+  /// (for events held only as spill records).
+  void abandon(uint64_t seq, const key& k, const char* stage);
+
+  /// Gives back the window credit of `n` events that can never be
+  /// delivered (a spill record that cannot be read back), so output and
+  /// `drain` go on; they are reported by `stop` as "lost in spill".
+  void forget(size_t n);
+
   /// Registers an actor of the runtime; `stop` waits for all to leave.
   void actor_started() noexcept;
   /// Unregisters an actor of the runtime.
@@ -229,6 +259,10 @@ public:
     std::atomic<uint64_t> parked{0};
     std::atomic<uint64_t> retries{0};
     std::atomic<uint64_t> replayed{0};
+    std::atomic<uint64_t> spilled{0};
+    std::atomic<uint64_t> spill_held{0};
+    std::atomic<uint64_t> spill_bytes{0};
+    std::atomic<uint64_t> peak_spill_held{0};
     latency_recorder latency;
   };
 
@@ -243,6 +277,7 @@ private:
   static caf::error check_numbers(const settings& cfg);
   static size_t initial_window(const settings& cfg) noexcept;
   caf::error open_store();
+  caf::error open_spill();
   caf::expected<uint64_t> ask_supervisor(bool replay, const key& k);
   void keep_unfinished();
   void wake_supervisor();
@@ -256,6 +291,7 @@ private:
   output_fn out_;
   payload_ops ops_;
   std::unique_ptr<park_store> store_;
+  std::unique_ptr<spill_file> spill_;
 
   // Producers bump these on every submit: each on its own cache line.
   alignas(64) std::atomic<uint64_t> next_seq_{0};

@@ -1,0 +1,117 @@
+// Spill instead of stall (`sink.spill_path`, global order): a result that
+// arrives `window` or more numbers ahead of the one output waits for goes
+// to the spill file instead of memory, and is read back when its turn
+// comes. Admission stays open meanwhile, so workers run on past a
+// straggler; only a full spill file (`sink.spill_max_bytes`, or a disk
+// that refuses) holds admission, until output has drained half of it.
+
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/engine.hpp"
+#include "keylane/detail/sink.hpp"
+#include "keylane/detail/spill_record.hpp"
+
+namespace keylane::detail {
+
+bool sink::spill_out(event_ptr& ev) {
+  spill_record rec;
+  rec.seq = ev->seq;
+  rec.k = ev->k;
+  rec.status = ev->status;
+  rec.error = ev->error;
+  rec.attempts = ev->attempts;
+  rec.park_id = ev->park_id;
+  rec.submitted = ev->submitted;
+  rec.started = ev->started;
+  caf::error err = eng_->ops().spill(*ev, rec.payload, rec.result);
+  caf::expected<uint64_t> at{caf::error{}};
+  std::string bytes;
+  if (!err) {
+    bytes = encode(rec);
+    at = spill_->append(bytes);
+    if (!at)
+      err = std::move(at.error());
+  }
+  if (err) {
+    // Kept in memory instead: nothing is lost, but admission waits so
+    // memory stops growing.
+    if (!spill_error_logged_) {
+      spill_error_logged_ = true;
+      eng_->log().write(log_level::error,
+                        "spill: " + render(err)
+                          + "; results stay in memory and admission waits "
+                            "until output drains");
+    }
+    if (!admission_held_) {
+      admission_held_ = true;
+      eng_->hold_admission(true);
+    }
+    return false;
+  }
+  spilled_.emplace(rec.seq,
+                   spilled_at{*at, static_cast<uint32_t>(bytes.size()),
+                              std::move(rec.k)});
+  ++spilled_total_;
+  if (spilled_.size() > peak_spill_held_)
+    peak_spill_held_ = spilled_.size();
+  ev.reset();
+  if (!admission_held_ && spill_->size() >= spill_max_bytes_) {
+    admission_held_ = true;
+    eng_->hold_admission(true);
+    eng_->log().write(log_level::warning,
+                      "spill: " + spill_->path() + " reached "
+                        + std::to_string(spill_->size())
+                        + " bytes (sink.spill_max_bytes): admission waits "
+                          "until output drains it");
+  }
+  return true;
+}
+
+event_ptr sink::spill_in() {
+  auto i = spilled_.begin();
+  auto seq = i->first;
+  auto at = std::move(i->second);
+  spilled_.erase(i);
+  auto fail = [&](const caf::error& err) {
+    eng_->log().write(log_level::error,
+                      "spill: cannot read back seq " + std::to_string(seq)
+                        + " (key " + at.k.to_string() + "): " + render(err)
+                        + "; it is reported unfinished");
+    eng_->abandon(seq, at.k, "lost in spill");
+    eng_->forget(1);
+    return event_ptr{};
+  };
+  auto bytes = spill_->read(at.offset, at.len);
+  if (!bytes)
+    return fail(bytes.error());
+  auto rec = decode_spill(*bytes);
+  if (!rec)
+    return fail(rec.error());
+  auto ev = eng_->ops().unspill(rec->k, rec->payload, rec->result);
+  if (!ev)
+    return fail(ev.error());
+  auto& e = **ev;
+  e.seq = rec->seq;
+  e.status = rec->status;
+  e.error = std::move(rec->error);
+  e.attempts = rec->attempts;
+  e.park_id = rec->park_id;
+  e.submitted = rec->submitted;
+  e.started = rec->started;
+  return std::move(*ev);
+}
+
+void sink::after_release() {
+  if (spilled_.empty())
+    spill_->clear(); // nothing in it is wanted: start the file over
+  if (admission_held_ && spill_->size() <= spill_max_bytes_ / 2
+      && !(spill_error_logged_ && held_ > memory_window_)) {
+    admission_held_ = false;
+    spill_error_logged_ = false;
+    eng_->hold_admission(false);
+  }
+}
+
+} // namespace keylane::detail
