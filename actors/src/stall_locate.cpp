@@ -84,12 +84,7 @@ void supervisor::locate(uint64_t seq) {
       if (ev->seq == seq) {
         switch (e.st) {
           case state::waiting: {
-            size_t ahead = 0;
-            for (auto& w : waiting_) {
-              if (w == k)
-                break;
-              ++ahead;
-            }
+            auto ahead = waiting_.ahead_of(k);
             answer(*ev, "its key waits for a lane slot (all "
                           + std::to_string(cap_) + " in use, "
                           + std::to_string(ahead) + " keys ahead)");

@@ -1,5 +1,6 @@
 #include "keylane/detail/supervisor.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include <caf/all.hpp>
@@ -59,6 +60,13 @@ void supervisor::drain() {
     auto n = eng_->dequeue_ingress(buf_.data(), want);
     if (n == 0)
       break;
+    // Ingress is FIFO per producer queue only: where keys may compete for
+    // slots, route oldest first, so slots go in submission order.
+    if (!waiting_.empty() || active_ + n > cap_)
+      std::sort(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(n),
+                [](const event_base* a, const event_base* b) {
+                  return a->seq < b->seq;
+                });
     for (size_t i = 0; i < n; ++i)
       route(event_ptr{buf_[i]});
     total += n;
@@ -92,7 +100,7 @@ void supervisor::route(event_ptr ev) {
       e.st = state::running;
     } else {
       e.st = state::waiting;
-      waiting_.push_back(i->first);
+      waiting_.push(e.pending->items.front()->seq, i->first);
       return;
     }
   }
@@ -264,7 +272,7 @@ void supervisor::on_retired(const key& k, bool kept) {
   } else if (e.pending && !e.pending->items.empty()) {
     // Events arrived while it retired: queue behind keys already waiting.
     e.st = state::waiting;
-    waiting_.push_back(i->first);
+    waiting_.push(e.pending->items.front()->seq, i->first);
   } else {
     keys_.erase(i);
   }
@@ -274,8 +282,7 @@ void supervisor::on_retired(const key& k, bool kept) {
 
 void supervisor::admit() {
   while (active_ < cap_ && !waiting_.empty()) {
-    auto k = std::move(waiting_.front());
-    waiting_.pop_front();
+    auto k = waiting_.pop();
     auto i = keys_.find(k);
     if (i == keys_.end() || i->second.st != state::waiting)
       continue;

@@ -12,6 +12,7 @@
 
 #include "keylane/config.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/waiting_keys.hpp"
 #include "keylane/handler_registry.hpp"
 #include "keylane/key.hpp"
 
@@ -23,7 +24,8 @@ class engine;
 /// on live lanes and the FIFO of keys waiting for a slot. A key is in one
 /// of three states: running (a lane is alive and takes its events),
 /// retiring (its lane runs `on_retire`; new events wait here) or waiting
-/// (no slot yet; its events wait here in order). A key may also be parked:
+/// (no slot yet; its events wait here in order; keys get slots oldest
+/// event first). A key may also be parked:
 /// while its lane lives, the lane parks what it is sent; once the lane is
 /// gone, the supervisor parks the key's events itself, so the store gets
 /// them in order from one writer at a time. Operator calls (replay,
@@ -90,7 +92,7 @@ private:
   size_t ingress_batch_;
 
   std::unordered_map<key, entry, key_hasher> keys_;
-  std::deque<key> waiting_;
+  waiting_keys waiting_;
   std::vector<std::pair<const key*, entry*>> touched_;
   std::vector<event_base*> buf_;
   std::unordered_set<key, key_hasher> parked_;
