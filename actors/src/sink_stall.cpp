@@ -4,26 +4,15 @@
 // and what holds it; and one line when it reaches the sink. A timer runs
 // only while results are held back.
 
-#include <cstdio>
 #include <string>
 
 #include <caf/all.hpp>
 
 #include "keylane/detail/engine.hpp"
+#include "keylane/detail/seconds_text.hpp"
 #include "keylane/detail/sink.hpp"
 
 namespace keylane::detail {
-
-namespace {
-
-std::string seconds(clock::duration d) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f s",
-                std::chrono::duration<double>(d).count());
-  return buf;
-}
-
-} // namespace
 
 void sink::watch() {
   if (stall_ms_ == 0 || holding() == 0 || watching_ || !supervisor_)
@@ -55,7 +44,7 @@ void sink::check_stall() {
     unlocated_ = true;
     eng_->log().write(log_level::warning,
                       "stall: output waits for seq " + std::to_string(next_)
-                        + " for " + seconds(waited) + " with "
+                        + " for " + seconds_text(waited) + " with "
                         + std::to_string(holding())
                         + " later results held back; no lane holds it "
                           "(it is still in ingress or on its way)");
@@ -79,8 +68,8 @@ void sink::on_located(uint64_t seq, const key& k, const std::string& where,
   eng_->log().write(log_level::warning,
                     "stall: output waits for seq " + std::to_string(seq)
                       + " (key " + stalled_key_ + ") for "
-                      + seconds(now - since_) + ", submitted "
-                      + seconds(age) + " ago, "
+                      + seconds_text(now - since_) + ", submitted "
+                      + seconds_text(age) + " ago, "
                       + std::to_string(holding())
                       + " later results held back: " + where);
 }
@@ -91,7 +80,7 @@ void sink::end_stall() {
                       "stall cleared: seq " + std::to_string(stalled_)
                         + (located_ ? " (key " + stalled_key_ + ")" : "")
                         + " reached the output after "
-                        + seconds(clock::now() - since_));
+                        + seconds_text(clock::now() - since_));
   stalled_ = none_;
   located_ = false;
   unlocated_ = false;

@@ -4,12 +4,12 @@
 // answers the sink itself. Runs only when output has stalled, so the scans
 // cost nothing on the per-event path.
 
-#include <cstdio>
 #include <string>
 
 #include <caf/all.hpp>
 
 #include "keylane/detail/engine.hpp"
+#include "keylane/detail/seconds_text.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/supervisor.hpp"
 
@@ -23,13 +23,6 @@ int64_t since_epoch_ns(clock::time_point t) {
     .count();
 }
 
-std::string seconds(clock::duration d) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f s",
-                std::chrono::duration<double>(d).count());
-  return buf;
-}
-
 } // namespace
 
 std::string lane::doing() {
@@ -41,7 +34,7 @@ std::string lane::doing() {
     return "backing off before attempt " + std::to_string(current_->attempts + 1)
            + of + " (last error: " + current_->error + ")";
   return "running attempt " + std::to_string(current_->attempts) + of
-         + " for " + seconds(clock::now() - attempt_started_);
+         + " for " + seconds_text(clock::now() - attempt_started_);
 }
 
 void lane::locate(uint64_t seq) {
