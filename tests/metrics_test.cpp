@@ -90,6 +90,10 @@ const std::vector<std::pair<std::string, std::string>> contract{
   {"keylane_sink_buffered", "gauge"},
   {"keylane_peak_sink_buffered", "gauge"},
   {"keylane_awaited_seq", "gauge"},
+  {"keylane_window", "gauge"},
+  {"keylane_spilled_total", "counter"},
+  {"keylane_spill_held", "gauge"},
+  {"keylane_spill_bytes", "gauge"},
   {"keylane_awaited_age_seconds", "gauge"},
   {"keylane_latency_seconds", "histogram"},
   {"keylane_parked_keys", "gauge"},
@@ -118,6 +122,9 @@ TEST_CASE("the metrics endpoint serves every promised metric with its type "
   CHECK(before.at(outcome("ok")) == 0);
   CHECK(before.at("keylane_latency_seconds_count") == 0);
   CHECK(before.at("keylane_lane_spawns_total") == 0);
+  CHECK(before.at("keylane_window") == static_cast<double>(s.window));
+  CHECK(before.at("keylane_spilled_total") == 0);
+  CHECK(before.at("keylane_spill_held") == 0);
 
   constexpr int n = 200;
   for (int i = 1; i <= n; ++i)

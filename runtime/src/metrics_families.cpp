@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "keylane/config.hpp"
+
 namespace keylane::detail {
 
 namespace {
@@ -142,6 +144,19 @@ metric_families(const keylane::stats& s,
           "How long the sink has waited for keylane_awaited_seq while "
           "holding results back; 0 when nothing waits.",
           seconds(s.awaited_age)),
+    gauge("keylane_window",
+          "The admission window in force: events accepted but not yet "
+          "delivered, at most (window = \"auto\" resizes it; with a spill "
+          "file it is unbounded, or 0 while the file is full).",
+          s.window == unbounded ? std::numeric_limits<double>::infinity()
+                                : d(s.window)),
+    counter("keylane_spilled_total",
+            "Results the sink wrote to its spill file (sink.spill_path).",
+            d(s.spilled)),
+    gauge("keylane_spill_held", "Results in the spill file now.",
+          d(s.spill_held)),
+    gauge("keylane_spill_bytes", "Bytes in the spill file now.",
+          d(s.spill_bytes)),
     latency(s.latency),
   };
   if (parked) {
