@@ -86,6 +86,11 @@ TEST_CASE("spilled results come back in order with memory held at the window",
   CHECK(st.peak_spill_held > 16);
   CHECK(st.spill_held == 0);
   CHECK(st.spill_bytes == 0); // emptied once nothing in it was wanted
+  // Auto and spill are alternatives, at reload too.
+  auto next = rt->config();
+  next.window_auto = true;
+  CHECK_FALSE(rt->reload(next));
+  CHECK_FALSE(rt->config().window_auto);
   auto report = rt->stop();
   CHECK(report.unfinished.empty());
   CHECK(dir.files() == 0);

@@ -26,12 +26,13 @@ bool sink::spill_out(event_ptr& ev) {
   rec.submitted = ev->submitted;
   rec.started = ev->started;
   caf::error err = eng_->ops().spill(*ev, rec.payload, rec.result);
-  caf::expected<uint64_t> at{caf::error{}};
   std::string bytes;
+  uint64_t offset = 0;
   if (!err) {
     bytes = encode(rec);
-    at = spill_->append(bytes);
-    if (!at)
+    if (auto at = spill_->append(bytes))
+      offset = *at;
+    else
       err = std::move(at.error());
   }
   if (err) {
@@ -51,7 +52,7 @@ bool sink::spill_out(event_ptr& ev) {
     return false;
   }
   spilled_.emplace(rec.seq,
-                   spilled_at{*at, static_cast<uint32_t>(bytes.size()),
+                   spilled_at{offset, static_cast<uint32_t>(bytes.size()),
                               std::move(rec.k)});
   ++spilled_total_;
   if (spilled_.size() > peak_spill_held_)

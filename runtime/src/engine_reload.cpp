@@ -67,6 +67,15 @@ caf::expected<reload_report> engine::reload(settings next) {
                                    + render(err));
     return err;
   }
+  if (spill_ && next.window_auto) {
+    auto err = make_error(errc::invalid_config,
+                          "runtime.window = \"auto\" and sink.spill_path are "
+                          "alternatives; this runtime spills");
+    log_.write(log_level::error, "reload from " + next.origin
+                                   + " refused, running config kept: "
+                                   + render(err));
+    return err;
+  }
   std::lock_guard<std::mutex> serial{reload_mtx_};
   if (stopping()) {
     log_.write(log_level::error, "reload from " + next.origin
