@@ -270,7 +270,8 @@ void supervisor::on_retired(const key& k, bool kept) {
     for (auto& [replay, reply] : ops)
       operate(replay, k, std::move(reply));
   } else if (e.pending && !e.pending->items.empty()) {
-    // Events arrived while it retired: queue behind keys already waiting.
+    // Events arrived while it retired: wait for a slot again, placed by
+    // the oldest of them.
     e.st = state::waiting;
     waiting_.push(e.pending->items.front()->seq, i->first);
   } else {
