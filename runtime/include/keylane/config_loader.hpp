@@ -15,7 +15,7 @@ namespace keylane {
 /// out-of-range value, unreadable or malformed file yields an
 /// `errc::invalid_config` (or `errc::unreadable_config`) error whose message
 /// names file, line and key, for example
-/// `ledger.toml:12: runtime.window = -4: must be >= 1 (or "unbounded")`.
+/// `ledger.toml:12: runtime.window = -4: must be >= 1 (or "unbounded" or "auto")`.
 [[nodiscard]] caf::expected<settings> load(const std::string& path);
 
 /// Parses TOML text; `origin` names it in messages (a file path, usually).
@@ -30,7 +30,7 @@ namespace keylane {
 /// handler that `handler.name` names; naming another handler drops the
 /// parameters of the previous one. Errors are `errc::invalid_config` and
 /// name the override, for example
-/// `--set runtime.window=-4: must be >= 1 (or "unbounded")`. On success,
+/// `--set runtime.window=-4: must be >= 1 (or "unbounded" or "auto")`. On success,
 /// `s.origin` gains " + --set" ("ledger.toml + --set").
 [[nodiscard]] caf::error apply_override(settings& s,
                                         std::string_view assignment);
