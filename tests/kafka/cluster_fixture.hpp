@@ -37,7 +37,10 @@ public:
     if (mc)
       cluster_ = std::move(*mc);
     if (cluster_ && !cluster_->create_topic(topic, partitions)) {
-      auto p = keylane::kafka::producer::start(cluster_->bootstrap_servers());
+      // A broker that comes back is reconnected within a second, not after
+      // librdkafka's default backoff of up to 10 s.
+      auto p = keylane::kafka::producer::start(
+        cluster_->bootstrap_servers(), {{"reconnect.backoff.max.ms", "1000"}});
       if (p)
         producer_ = std::move(*p);
     }
@@ -67,7 +70,13 @@ public:
           return false;
         produced_.insert(value);
       }
-    return !producer_->flush(std::chrono::seconds(30));
+    // Delivery after injected faults may take a while on a loaded machine;
+    // a flush that times out leaves the records queued (nothing is dropped,
+    // and the tests check that every one arrives), so wait some more.
+    for (int i = 0; i < 4; ++i)
+      if (!producer_->flush(std::chrono::seconds(30)))
+        return true;
+    return false;
   }
 
   /// Starts a member whose handler takes up to `max_delay_ms` per record.
