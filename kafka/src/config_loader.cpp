@@ -31,6 +31,16 @@ const char* owned_property(const std::string& name) {
   return nullptr;
 }
 
+// Properties the output topic's producer owns.
+const char* owned_output_property(const std::string& name) {
+  if (name == "enable.idempotence")
+    return "the output producer is always idempotent (ordered, no "
+           "duplicates from its own retries)";
+  if (name == "bootstrap.servers" || name == "metadata.broker.list")
+    return "the output goes to kafka.bootstrap_servers";
+  return nullptr;
+}
+
 std::string describe(const toml::node& n) {
   if (auto v = n.as_string())
     return '"' + v->get() + '"';
@@ -113,11 +123,15 @@ std::optional<std::string> read_word(checker& c, const toml::node& n,
   return v->get();
 }
 
-void read_properties(checker& c, const toml::node& n, source_settings& s) {
+// Reads `[kafka.<table>]` of librdkafka properties into `out`; `owned`
+// names those the source sets itself.
+void read_properties(checker& c, const toml::node& n, const std::string& table,
+                     const char* (*owned)(const std::string&),
+                     std::map<std::string, std::string>& out) {
   auto tbl = n.as_table();
   if (!tbl) {
-    c.invalid(n, "kafka.properties",
-              "must be a table ([kafka.properties]) of librdkafka "
+    c.invalid(n, "kafka." + table,
+              "must be a table ([kafka." + table + "]) of librdkafka "
               "properties");
     return;
   }
@@ -126,7 +140,7 @@ void read_properties(checker& c, const toml::node& n, source_settings& s) {
     rd_kafka_conf_new(), &rd_kafka_conf_destroy};
   for (const auto& [k, v] : *tbl) {
     std::string name{k.str()};
-    auto path = "kafka.properties.\"" + name + '"';
+    auto path = "kafka." + table + ".\"" + name + '"';
     std::string text;
     if (auto x = v.as_string())
       text = x->get();
@@ -140,7 +154,7 @@ void read_properties(checker& c, const toml::node& n, source_settings& s) {
       c.invalid(v, path, "must be a string, integer, float or bool");
       continue;
     }
-    if (auto why = owned_property(name)) {
+    if (auto why = owned(name)) {
       c.invalid(v, path, std::string{"not allowed here: "} + why);
       continue;
     }
@@ -151,7 +165,7 @@ void read_properties(checker& c, const toml::node& n, source_settings& s) {
       c.invalid(v, path, std::string{"librdkafka: "} + err);
       continue;
     }
-    s.properties[name] = text;
+    out[name] = text;
   }
 }
 
@@ -200,16 +214,40 @@ void read_kafka(checker& c, const toml::table& kt, size_t table_line,
     } else if (key == "max_uncommitted") {
       if (auto x = read_count(c, v, path, 1))
         s.max_uncommitted = *x;
+    } else if (key == "output_topic") {
+      if (auto x = read_word(c, v, path, "a topic name"))
+        s.output_topic = *x;
+    } else if (key == "output_tombstones") {
+      auto x = v.as_string();
+      if (x && x->get() == "mark")
+        s.tombstones = tombstone_output::mark;
+      else if (x && x->get() == "skip")
+        s.tombstones = tombstone_output::skip;
+      else
+        c.invalid(v, path, "must be \"mark\" or \"skip\"");
     } else if (key == "properties") {
-      read_properties(c, v, s);
+      read_properties(c, v, "properties", owned_property, s.properties);
+    } else if (key == "output_properties") {
+      read_properties(c, v, "output_properties", owned_output_property,
+                      s.output_properties);
     } else {
       c.add(k.source().begin.line,
             "unknown key " + path
               + " (kafka keys: bootstrap_servers, group, topics, key, "
                 "commit_interval_ms, revoke_timeout_ms, max_uncommitted, "
-                "[kafka.properties])");
+                "output_topic, output_tombstones, [kafka.properties], "
+                "[kafka.output_properties])");
     }
   }
+  // The output keys mean nothing without an output topic: a forgotten
+  // output_topic would silently produce nothing.
+  if (!kt.contains("output_topic"))
+    for (const char* k : {"output_tombstones", "output_properties"})
+      if (auto n = kt.get(k))
+        c.add(n->source().begin.line,
+              std::string{"kafka."} + k
+                + " is set but kafka.output_topic is not (set "
+                  "kafka.output_topic = \"<topic>\" or remove it)");
   if (s.bootstrap_servers.empty() && !kt.contains("bootstrap_servers"))
     c.add(table_line, "kafka.bootstrap_servers is missing (\"host:port\")");
   if (s.group.empty() && !kt.contains("group"))

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "keylane/errc.hpp"
 #include "source_state.hpp"
@@ -60,16 +61,63 @@ caf::error conf_set(rd_kafka_conf_t* conf, const std::string& name,
 
 void source::state::on_output(record_event& ev) {
   // The callback may move the payload away: keep what finishes it.
-  auto topic = ev.payload.topic;
-  auto partition = ev.payload.partition;
-  auto offset = ev.payload.offset;
-  auto assignment = ev.payload.assignment;
-  if (user_output)
-    user_output(ev);
+  output_ticket t{ev.payload.topic, ev.payload.partition, ev.payload.offset,
+                  ev.payload.assignment, true};
   // An event parked in memory is not done: it would be lost with the
   // process, so its offset holds the commit until a replay finishes it.
-  if (ev.status == outcome::parked && cfg.runtime.park != park_mode::sqlite)
+  t.finishes = !(ev.status == outcome::parked
+                 && cfg.runtime.park != park_mode::sqlite);
+  if (!writer) {
+    if (user_output)
+      user_output(ev);
+    if (t.finishes)
+      finish(t.topic, t.partition, t.offset, t.assignment);
     return;
+  }
+  // The output record is written after the callback returned, so its
+  // delivery (which finishes the offset) comes after the callback too;
+  // from copies, since the callback may move key and result away.
+  auto status = ev.status;
+  auto key = ev.payload.key;
+  auto result = ev.result;
+  auto error = ev.error;
+  if (user_output)
+    user_output(ev);
+  if (!write_output(status, key, result, error, t) && t.finishes)
+    finish(t.topic, t.partition, t.offset, t.assignment);
+}
+
+bool source::state::write_output(outcome status, const std::string& key,
+                                 const std::optional<std::string>& result,
+                                 const std::string& error,
+                                 output_ticket ticket) {
+  if (status != outcome::ok
+      && cfg.source.tombstones == tombstone_output::skip)
+    return false;
+  std::vector<output_writer::header> hdrs{
+    {"keylane.outcome", to_string(status)},
+    {"keylane.source", ticket.topic + '/' + std::to_string(ticket.partition)
+                         + '/' + std::to_string(ticket.offset)}};
+  if (status != outcome::ok && !error.empty())
+    hdrs.emplace_back("keylane.error", error);
+  std::string_view value;
+  if (status == outcome::ok && result)
+    value = *result;
+  auto err = writer->write(key, value, hdrs, std::move(ticket));
+  if (err) {
+    // Not queued: the offset stays unfinished, so its partition commits
+    // no further and the record is redelivered after a restart.
+    n.output_failures++;
+    warn("output to " + cfg.source.output_topic + ": "
+         + rd_kafka_err2str(err) + " (its input offset is not committed)");
+    return true;
+  }
+  n.produced++;
+  return true;
+}
+
+void source::state::finish(const std::string& topic, int32_t partition,
+                           int64_t offset, uint64_t assignment) {
   std::lock_guard<std::mutex> guard{mu};
   auto i = parts.find({topic, partition});
   if (i == parts.end() || i->second->assignment != assignment) {
@@ -80,6 +128,25 @@ void source::state::on_output(record_event& ev) {
     n.finished++;
     finished_cv.notify_all();
   }
+}
+
+// -- output writer thread ---------------------------------------------------------
+
+void source::state::delivered(const output_ticket& t,
+                              rd_kafka_resp_err_t err) {
+  if (err) {
+    // librdkafka retried until message.timeout.ms: the offset stays
+    // unfinished (as above), and the input record runs again elsewhere.
+    n.output_failures++;
+    warn("output of " + t.topic + '/' + std::to_string(t.partition) + '/'
+         + std::to_string(t.offset) + " to " + cfg.source.output_topic
+         + ": " + rd_kafka_err2str(err)
+         + " (its input offset is not committed)");
+    return;
+  }
+  n.delivered++;
+  if (t.finishes)
+    finish(t.topic, t.partition, t.offset, t.assignment);
 }
 
 // -- polling thread ---------------------------------------------------------------
@@ -217,6 +284,16 @@ source::start(config cfg, handler_factory make, callback on_output,
   st->cfg = std::move(cfg);
   const auto& ks = st->cfg.source;
   auto* raw = st.get();
+  // Before the runtime: its first output may come as soon as it runs.
+  if (!ks.output_topic.empty()) {
+    auto w = output_writer::start(
+      ks, [raw](const output_ticket& t, rd_kafka_resp_err_t err) {
+        raw->delivered(t, err);
+      });
+    if (!w)
+      return std::move(w.error());
+    st->writer = std::move(*w);
+  }
   auto rt = record_runtime::start(st->cfg.runtime, std::move(make),
                                   [raw](record_event& ev) {
                                     raw->on_output(ev);
@@ -303,6 +380,10 @@ stop_report source::stop() {
   rd_kafka_destroy(st_->rk);
   st_->rk = nullptr;
   st_->last_report = st_->rt->stop();
+  // After the runtime: no output comes any more. What is delivered now
+  // is not committed (the group was left): the next owner runs it again.
+  if (st_->writer)
+    st_->writer->close(std::chrono::seconds(10));
   return st_->last_report;
 }
 
@@ -322,6 +403,9 @@ source_stats source::stats() const {
   s.assigned = n.assigned;
   s.revoked = n.revoked;
   s.revoke_timeouts = n.revoke_timeouts;
+  s.produced = n.produced;
+  s.delivered = n.delivered;
+  s.output_failures = n.output_failures;
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -18,6 +19,7 @@
 
 #include "keylane/kafka/offset_tracker.hpp"
 #include "keylane/kafka/source.hpp"
+#include "output_writer.hpp"
 
 namespace keylane::kafka {
 
@@ -49,7 +51,7 @@ struct source_counters {
   std::atomic<uint64_t> consumed{0}, submitted{0}, finished{0},
     finished_late{0}, refused{0}, pauses{0}, resumes{0}, dropped_on_revoke{0},
     commits{0}, commit_failures{0}, assigned{0}, revoked{0},
-    revoke_timeouts{0};
+    revoke_timeouts{0}, produced{0}, delivered{0}, output_failures{0};
 };
 
 struct source::state {
@@ -57,6 +59,8 @@ struct source::state {
   callback user_output;
   commit_listener on_commit;
   std::unique_ptr<record_runtime> rt;
+  /// The output topic's producer, when `kafka.output_topic` is set.
+  std::unique_ptr<output_writer> writer;
   rd_kafka_t* rk = nullptr;
   std::thread poller;
   std::atomic<bool> stopping{false};
@@ -74,8 +78,20 @@ struct source::state {
 
   // -- consumer thread ---------------------------------------------------------
 
-  /// The runtime's output: the user's callback, then the offset finishes.
+  /// The runtime's output: the user's callback, then the output record
+  /// (if any); the offset finishes now, or when the output is delivered.
   void on_output(record_event& ev);
+  /// Writes `ev`'s output record; false when there is none to write.
+  bool write_output(outcome status, const std::string& key,
+                    const std::optional<std::string>& result,
+                    const std::string& error, output_ticket ticket);
+  /// Marks an offset finished if its assignment is still ours.
+  void finish(const std::string& topic, int32_t partition, int64_t offset,
+              uint64_t assignment);
+
+  // -- output writer thread ------------------------------------------------------
+
+  void delivered(const output_ticket& t, rd_kafka_resp_err_t err);
 
   // -- polling thread ------------------------------------------------------------
 

@@ -113,3 +113,69 @@ TEST_CASE("blanking the kafka tables keeps every other line where it was",
                                       "y = 3\n[runtime]\nwindow = 4\n");
   CHECK(out == "a = 1\n\n\n\n\n[runtime]\nwindow = 4\n");
 }
+
+TEST_CASE("the output topic keys are read and checked like the rest",
+          "[kafka][config][output]") {
+  auto cfg = kk::parse(R"([kafka]
+bootstrap_servers = "h:1"
+group = "g"
+topics = ["t"]
+output_topic = "results"
+output_tombstones = "skip"
+[kafka.output_properties]
+"linger.ms" = 20
+)",
+                       "app.toml");
+  REQUIRE(cfg);
+  CHECK(cfg->source.output_topic == "results");
+  CHECK(cfg->source.tombstones == kk::tombstone_output::skip);
+  CHECK(cfg->source.output_properties.at("linger.ms") == "20");
+  auto dflt = kk::parse("[kafka]\nbootstrap_servers = \"h:1\"\ngroup = "
+                        "\"g\"\ntopics = [\"t\"]\n",
+                        "app.toml");
+  REQUIRE(dflt);
+  CHECK(dflt->source.output_topic.empty());
+  CHECK(dflt->source.tombstones == kk::tombstone_output::mark);
+}
+
+TEST_CASE("bad output topic keys are reported with line and fix",
+          "[kafka][config][output]") {
+  auto bad = kk::parse(R"([kafka]
+bootstrap_servers = "h:1"
+group = "g"
+topics = ["t"]
+output_topic = ""
+output_tombstones = "drop"
+[kafka.output_properties]
+"enable.idempotence" = false
+"no.such.property" = 1
+)",
+                       "app.toml");
+  REQUIRE_FALSE(bad);
+  auto m = message(bad.error());
+  CHECK(m.find("app.toml:5: kafka.output_topic = \"\": must be a non-empty "
+               "string (a topic name)")
+        != std::string::npos);
+  CHECK(m.find("app.toml:6: kafka.output_tombstones = \"drop\": must be "
+               "\"mark\" or \"skip\"")
+        != std::string::npos);
+  CHECK(m.find("app.toml:8: kafka.output_properties.\"enable.idempotence\" "
+               "= false: not allowed here: the output producer is always "
+               "idempotent")
+        != std::string::npos);
+  CHECK(m.find("app.toml:9: kafka.output_properties.\"no.such.property\" = "
+               "1: librdkafka: No such configuration property")
+        != std::string::npos);
+  auto orphan = kk::parse(R"([kafka]
+bootstrap_servers = "h:1"
+group = "g"
+topics = ["t"]
+output_tombstones = "skip"
+)",
+                          "app.toml");
+  REQUIRE_FALSE(orphan);
+  CHECK(message(orphan.error()).find(
+          "app.toml:5: kafka.output_tombstones is set but kafka.output_topic "
+          "is not")
+        != std::string::npos);
+}

@@ -28,7 +28,12 @@ using record_event = record_runtime::event_type;
 /// finished: at-least-once delivery with per-key order.
 ///
 /// A record is *finished* when its event ended (ok, skipped, failed; parked
-/// only with `park.store = "sqlite"`) and the output callback returned.
+/// only with `park.store = "sqlite"`) and the output callback returned,
+/// and, with `kafka.output_topic`, once the broker acknowledged its output
+/// record: results go to the output topic, keyed as their input, in the
+/// runtime's output order, through an idempotent producer; skipped, failed
+/// and parked events get a record marked by its `keylane.outcome` header
+/// (or none, `kafka.output_tombstones = "skip"`).
 /// Offsets are committed every `commit_interval_ms` and when a partition is
 /// revoked. A crashed consumer's uncommitted records are redelivered to the
 /// partition's next owner, so a handler may see a record twice (never one
@@ -41,7 +46,9 @@ using record_event = record_runtime::event_type;
 /// `overflow` is set to `reject` for this; the source never blocks.
 ///
 /// Thread-safety: one thread of its own polls Kafka, serves rebalances and
-/// commits; the output callback runs on the runtime's consumer thread.
+/// commits; the output callback runs on the runtime's consumer thread,
+/// which also writes the output records; a second thread of its own serves
+/// their delivery reports.
 /// `stats` and `lanes` may be called from any thread, `stop` once, by the
 /// owner.
 class source {

@@ -17,6 +17,17 @@ enum class key_from {
   header,
 };
 
+/// What the output topic gets for an event that ended without a result
+/// (skipped, failed or parked: a keylane tombstone).
+enum class tombstone_output {
+  /// A record with an empty value and the header `keylane.outcome` saying
+  /// "skipped", "failed" or "parked" (and `keylane.error` with the reason),
+  /// so a reader of the output topic sees every input record answered.
+  mark,
+  /// No record; the offset finishes when the event ends.
+  skip,
+};
+
 /// Every knob of a Kafka source, with its default; the `[kafka]` table of
 /// the config file fills it (see `kafka/config_loader.hpp`).
 struct source_settings {
@@ -46,6 +57,19 @@ struct source_settings {
   /// Most records of one partition taken but not yet committable (behind an
   /// unfinished one); the partition pauses at this bound.
   size_t max_uncommitted = 65536;
+
+  /// The topic results are produced to, keyed as their input record, in
+  /// the runtime's output order; empty: no output topic. With one, a
+  /// record finishes only when the broker acknowledged its output.
+  std::string output_topic;
+
+  /// What the output topic gets for skipped, failed and parked events.
+  tombstone_output tombstones = tombstone_output::mark;
+
+  /// librdkafka producer properties of the output topic's producer, passed
+  /// through (for example `acks`, `linger.ms`, `compression.type`). The
+  /// source sets `enable.idempotence` and `bootstrap.servers` itself.
+  std::map<std::string, std::string> output_properties;
 
   /// librdkafka consumer properties passed through as they are (for example
   /// `partition.assignment.strategy`, `session.timeout.ms`). The source sets

@@ -10,7 +10,8 @@ struct source_stats {
   uint64_t consumed = 0;
   /// Records accepted by the runtime.
   uint64_t submitted = 0;
-  /// Records finished (their output callback returned; parked ones count
+  /// Records finished (their output callback returned and, with an output
+  /// topic, their output record was acknowledged; parked ones count
   /// only with a durable park store).
   uint64_t finished = 0;
   /// Finished records whose partition was given up meanwhile (their offset
@@ -32,6 +33,12 @@ struct source_stats {
   uint64_t revoked = 0;
   /// Revocations released with events still in flight (timeout).
   uint64_t revoke_timeouts = 0;
+  /// Output records queued to `kafka.output_topic`, those the broker
+  /// acknowledged, and those that were refused or failed for good (their
+  /// input offsets stay uncommitted).
+  uint64_t produced = 0;
+  uint64_t delivered = 0;
+  uint64_t output_failures = 0;
 };
 
 } // namespace keylane::kafka
