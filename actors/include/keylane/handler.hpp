@@ -13,6 +13,8 @@ namespace keylane {
 
 namespace detail {
 class lane;
+template <class A, class B>
+class stage_adapter;
 } // namespace detail
 
 /// The untyped part of a handler; derive from `handler<P, R>` instead.
@@ -51,6 +53,8 @@ protected:
 
 private:
   friend class detail::lane;
+  template <class A, class B>
+  friend class detail::stage_adapter;
   caf::event_based_actor* self_ = nullptr;
   const key* key_ = nullptr;
 };
