@@ -120,3 +120,14 @@ keylane_smoke_example("ordered_export --help" ordered_export
 keylane_smoke_example_exit("ordered_export rejects a bad --set" ordered_export 2
   "--set runtime.max_active_keys=0: must be >= 1" --quick
   --set runtime.max_active_keys=0)
+
+# The pipeline: exit 0 already means every mode delivered every item once,
+# in order, and the stateful stage matched the sequential run; the output
+# must name every mode, with the stateful one's mismatches 0.
+keylane_smoke_example("pipeline --quick --json" pipeline
+  "\"mode\":\"sink_only\".*\"mode\":\"each_stage\".*\"mode\":\"stateful\",[^\n]*\"mismatches\":0}.*\"mode\":\"stateful_unsequenced\""
+  --quick --json)
+keylane_smoke_example("pipeline --help" pipeline "--set S.K=V" --help)
+keylane_smoke_example_exit("pipeline rejects a bad --set" pipeline 2
+  "--set runtime.max_active_keys=0: must be >= 1" --quick
+  --set runtime.max_active_keys=0)

@@ -29,12 +29,11 @@ pipeline_core::pipeline_core(const settings& cfg,
     stage_state st;
     st.counts.name = spec.name;
     st.counts.kind = spec.kind;
-    if (spec.kind == stage_kind::ordered) {
-      // An ordered stage with nothing to restore would be a keyed one.
-      auto mode = spec.resequence == order_mode::global ? order_mode::global
-                                                        : order_mode::per_key;
+    auto mode = spec.resequence;
+    if (spec.kind == stage_kind::ordered && mode == order_mode::none)
+      mode = order_mode::per_key;
+    if (mode != order_mode::none)
       st.front = std::make_unique<reorder_buffer<pipeline_item>>(mode);
-    }
     st.spec = std::move(spec);
     stages_.push_back(std::move(st));
   }

@@ -18,10 +18,10 @@ enum class stage_kind {
   /// reach the stage. Behind an `unordered` stage that is completion order,
   /// not submission order; use `ordered` when the stage depends on it.
   keyed,
-  /// A re-sequencer in front restores submission order (per key or
-  /// global, see `stage_spec::resequence`), then one lane per key runs the
-  /// key's events in submission order: for stateful stages such as a running
-  /// total per account.
+  /// A re-sequencer in front restores submission order (per key unless
+  /// `stage_spec::resequence` says global), then one lane per key runs the
+  /// key's events in submission order: for stateful stages such as a
+  /// running total per account.
   ordered,
 };
 
@@ -37,10 +37,12 @@ struct stage_spec {
   /// Most events (lanes) the stage runs at once; 0 takes the pipeline's
   /// `max_active_keys`.
   size_t concurrency = 0;
-  /// The order the re-sequencer of an `ordered` stage restores:
-  /// `per_key` (enough for per-key state; holds least) or `global`.
-  /// Ignored for the other kinds.
-  order_mode resequence = order_mode::per_key;
+  /// The order a re-sequencer in front of the stage restores before the
+  /// stage sees its events: `none` (no re-sequencer), `per_key` (enough for
+  /// per-key state; holds least) or `global` (for example in front of an
+  /// `unordered` stage whose output must start in submission order). An
+  /// `ordered` stage always has one: `none` means `per_key` there.
+  order_mode resequence = order_mode::none;
 };
 
 /// Counters of one pipeline stage.
