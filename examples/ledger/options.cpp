@@ -1,11 +1,10 @@
 #include "options.hpp"
 
-#include <charconv>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
-#include <optional>
 #include <string>
+
+#include "arg_reader.hpp"
 
 namespace ledger {
 
@@ -73,64 +72,36 @@ arguments, a bad config file or a bad --set; with --serve, the same once
 SIGINT or SIGTERM ended the serving.
 )";
 
-uint64_t parse_seed(const std::string& text) {
-  uint64_t x = 0;
-  auto first = text.data();
-  auto last = first + text.size();
-  auto [end, ec] = std::from_chars(first, last, x);
-  if (text.empty() || ec != std::errc{} || end != last)
-    bad_usage("--seed needs a non-negative integer below 2^64, got '" + text
-              + "'");
-  return x;
-}
-
 } // namespace
-
-[[noreturn]] void bad_usage(const std::string& what) {
-  std::cerr << "ledger: " << what << "\ntry 'ledger --help'\n";
-  std::exit(2);
-}
 
 options parse_args(int argc, char** argv) {
   options opts;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    // Accepts "--name value" and "--name=value".
-    auto value = [&](const char* name) -> std::optional<std::string> {
-      auto n = std::strlen(name);
-      if (arg == name) {
-        if (i + 1 >= argc)
-          bad_usage(std::string{name} + " needs a value");
-        return std::string{argv[++i]};
-      }
-      if (arg.size() > n && arg.compare(0, n, name) == 0 && arg[n] == '=')
-        return arg.substr(n + 1);
-      return std::nullopt;
-    };
-    if (arg == "--help" || arg == "-h") {
+  keylane::cli::arg_reader args{"ledger", argc, argv};
+  while (args.next()) {
+    if (args.flag("--help") || args.flag("-h")) {
       std::cout << usage;
       std::exit(0);
-    } else if (arg == "--json") {
+    } else if (args.flag("--json")) {
       opts.json = true;
-    } else if (arg == "--serve") {
+    } else if (args.flag("--serve")) {
       opts.serve = true;
-    } else if (auto v = value("--scenario")) {
+    } else if (auto v = args.value("--scenario")) {
       if (*v == "hot")
         opts.which = scenario::hot;
       else if (*v == "retry")
         opts.which = scenario::retry;
       else
-        bad_usage("--scenario must be hot or retry, got '" + *v + "'");
-    } else if (auto v = value("--set")) {
+        args.fail("--scenario must be hot or retry, got '" + *v + "'");
+    } else if (auto v = args.value("--set")) {
       opts.settings.overrides.push_back(*v);
-    } else if (auto v = value("--seed")) {
-      opts.seed = parse_seed(*v);
-    } else if (auto v = value("--config")) {
+    } else if (auto n = args.count("--seed", 0)) {
+      opts.seed = *n;
+    } else if (auto v = args.value("--config")) {
       if (v->empty())
-        bad_usage("--config needs a file path");
+        args.fail("--config needs a file path");
       opts.settings.config = *v;
     } else {
-      bad_usage("unknown argument '" + arg + "'");
+      args.fail("unknown argument '" + args.arg() + "'");
     }
   }
   opts.settings.retry = opts.which == scenario::retry;

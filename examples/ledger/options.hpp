@@ -26,7 +26,4 @@ struct options {
 /// mistake and exits 2 for a bad argument.
 [[nodiscard]] options parse_args(int argc, char** argv);
 
-/// Prints `what` and exits 2, as for a bad argument.
-[[noreturn]] void bad_usage(const std::string& what);
-
 } // namespace ledger

@@ -1,9 +1,9 @@
 #include "options.hpp"
 
-#include <charconv>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
+
+#include "arg_reader.hpp"
 
 namespace pipeline_example {
 
@@ -60,60 +60,31 @@ order and "stateful" matched the sequential run, 1 when not, 2 for bad
 arguments, a bad config file or a bad --set.
 )";
 
-[[noreturn]] void bad_usage(const std::string& what) {
-  std::cerr << "pipeline: " << what << "\ntry 'pipeline --help'\n";
-  std::exit(2);
-}
-
-uint64_t parse_count(const char* name, const std::string& text,
-                     uint64_t min) {
-  uint64_t x = 0;
-  auto first = text.data();
-  auto last = first + text.size();
-  auto [end, ec] = std::from_chars(first, last, x);
-  if (text.empty() || ec != std::errc{} || end != last || x < min)
-    bad_usage(std::string{name} + " needs an integer >= "
-              + std::to_string(min) + ", got '" + text + "'");
-  return x;
-}
-
 } // namespace
 
 options parse_args(int argc, char** argv) {
   options opts;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    // Accepts "--name value" and "--name=value".
-    auto value = [&](const char* name) -> std::optional<std::string> {
-      auto n = std::strlen(name);
-      if (arg == name) {
-        if (i + 1 >= argc)
-          bad_usage(std::string{name} + " needs a value");
-        return std::string{argv[++i]};
-      }
-      if (arg.size() > n && arg.compare(0, n, name) == 0 && arg[n] == '=')
-        return arg.substr(n + 1);
-      return std::nullopt;
-    };
-    if (arg == "--help" || arg == "-h") {
+  keylane::cli::arg_reader args{"pipeline", argc, argv};
+  while (args.next()) {
+    if (args.flag("--help") || args.flag("-h")) {
       std::cout << usage;
       std::exit(0);
-    } else if (arg == "--json") {
+    } else if (args.flag("--json")) {
       opts.json = true;
-    } else if (arg == "--quick") {
+    } else if (args.flag("--quick")) {
       opts.quick = true;
-    } else if (auto v = value("--items")) {
-      opts.items = parse_count("--items", *v, 1);
-    } else if (auto v = value("--seed")) {
-      opts.seed = parse_count("--seed", *v, 0);
-    } else if (auto v = value("--set")) {
+    } else if (auto n = args.count("--items", 1)) {
+      opts.items = *n;
+    } else if (auto n = args.count("--seed", 0)) {
+      opts.seed = *n;
+    } else if (auto v = args.value("--set")) {
       opts.overrides.push_back(*v);
-    } else if (auto v = value("--config")) {
+    } else if (auto v = args.value("--config")) {
       if (v->empty())
-        bad_usage("--config needs a file path");
+        args.fail("--config needs a file path");
       opts.config = *v;
     } else {
-      bad_usage("unknown argument '" + arg + "'");
+      args.fail("unknown argument '" + args.arg() + "'");
     }
   }
   return opts;
