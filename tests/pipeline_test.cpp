@@ -346,3 +346,61 @@ TEST_CASE("a pipeline refuses settings it cannot run, saying what to change",
   REQUIRE_FALSE(unnamed);
   REQUIRE(kl::render(unnamed.error()).find("name") != std::string::npos);
 }
+
+TEST_CASE("a stage that parks a key ends its events as parked tombstones and "
+          "lets every other key through",
+          "[pipeline][park]") {
+  struct flaky : kl::handler<int, int> {
+    void on_event(int& x, kl::completion<int> d) override {
+      if (x < 0)
+        d.fail_permanently("negative amount");
+      else
+        d.ok(x + 1);
+    }
+  };
+  auto cfg = pipeline_settings(64);
+  cfg.park = kl::park_mode::memory;
+  cfg.order = kl::order_mode::none;
+  std::mutex mtx;
+  std::map<uint64_t, kl::pipeline_result<int>> out;
+  auto p = kl::pipeline_builder<int>{}
+             .stage<int>({"check", kl::stage_kind::keyed, 4},
+                         [] { return std::make_unique<flaky>(); })
+             .stage<int>({"double", kl::stage_kind::unordered, 4},
+                         [] {
+                           struct twice : kl::handler<int, int> {
+                             void on_event(int& x, kl::completion<int> d) override {
+                               d.ok(2 * x);
+                             }
+                           };
+                           return std::make_unique<twice>();
+                         })
+             .start(cfg, [&](kl::pipeline_result<int>& r) {
+               std::lock_guard<std::mutex> guard{mtx};
+               REQUIRE(out.emplace(r.seq, std::move(r)).second);
+             });
+  REQUIRE(p);
+  // "bad" parks at its second event; its later events park behind it.
+  std::vector<std::pair<std::string, int>> in{
+    {"bad", 1}, {"good", 1}, {"bad", -1}, {"good", 2}, {"bad", 3}, {"good", 3}};
+  for (auto& [k, v] : in)
+    REQUIRE((*p)->submit(kl::key{k}, v).ok());
+  REQUIRE((*p)->drain(30s));
+  auto st = (*p)->stats();
+  (*p)->stop();
+  REQUIRE(out.size() == in.size());
+  for (uint64_t i = 0; i < in.size(); ++i) {
+    auto& r = out.at(i);
+    if (in[i].first == "bad" && i >= 2) {
+      REQUIRE(r.status == kl::outcome::parked);
+      REQUIRE(r.stage == "check");
+      REQUIRE_FALSE(r.result);
+    } else {
+      REQUIRE(r.status == kl::outcome::ok);
+      REQUIRE(*r.result == 2 * (in[i].second + 1));
+    }
+  }
+  REQUIRE(st.stages[0].parked == 2);
+  REQUIRE(st.stages[1].entered == 4);
+  REQUIRE(st.peak_held == 0); // order "none" holds nothing back
+}

@@ -139,8 +139,10 @@ private:
 /// Thread-safety: `submit`, `drain` and `stats` may be called from many
 /// threads at once; a key's events reach the first stage in the order
 /// their `submit` calls returned. The output callback runs on one thread
-/// at a time, never concurrently, and must not call `stop`, nor a blocking
-/// `submit` (the window's credit returns after it). `stop` is called once,
+/// at a time, never concurrently: on the thread whose routing released the
+/// result (a stage's consumer thread, or a thread inside `submit`). It must
+/// not call `stop`, nor a blocking `submit` (the window's credit returns
+/// after it). `stop` is called once,
 /// by the owner, or by the destructor.
 template <class In, class Out>
 class pipeline {
