@@ -179,3 +179,46 @@ output_tombstones = "skip"
           "is not")
         != std::string::npos);
 }
+
+TEST_CASE("--set overrides kafka keys, librdkafka properties and runtime "
+          "keys, validated like the file",
+          "[kafka][config][override]") {
+  auto cfg = kk::parse(good, "app.toml");
+  REQUIRE(cfg);
+  REQUIRE(!kk::apply_overrides(*cfg, {"kafka.commit_interval_ms=40",
+                                      "kafka.output_topic=results",
+                                      "kafka.properties.session.timeout.ms=4000",
+                                      "kafka.output_properties.linger.ms=1",
+                                      "kafka.key=key", "runtime.window=64"}));
+  CHECK(cfg->source.commit_interval_ms == 40);
+  CHECK(cfg->source.output_topic == "results");
+  CHECK(cfg->source.key == kk::key_from::record_key);
+  CHECK(cfg->source.properties.at("session.timeout.ms") == "4000");
+  CHECK(cfg->source.output_properties.at("linger.ms") == "1");
+  CHECK(cfg->runtime.window == 64);
+  CHECK(cfg->source.origin == "app.toml + --set");
+}
+
+TEST_CASE("bad --set overrides are all reported and change nothing",
+          "[kafka][config][override]") {
+  auto cfg = kk::parse(good, "app.toml");
+  REQUIRE(cfg);
+  auto err = kk::apply_overrides(*cfg, {"kafka.commit_interval_ms=-4",
+                                        "kafka.output_tombstones=skip",
+                                        "kafka.topic=x", "runtime.window=-4",
+                                        "kafka.max_uncommitted=9"});
+  REQUIRE(err);
+  auto m = message(err);
+  CHECK(m.find("--set kafka.commit_interval_ms=-4: kafka.commit_interval_ms "
+               "= -4: must be an integer >= 1")
+        != std::string::npos);
+  CHECK(m.find("--set kafka.output_tombstones=skip: kafka.output_topic is "
+               "not set")
+        != std::string::npos);
+  CHECK(m.find("--set kafka.topic=x: unknown key kafka.topic")
+        != std::string::npos);
+  CHECK(m.find("--set runtime.window=-4: must be >= 1") != std::string::npos);
+  CHECK(cfg->source.commit_interval_ms == 250);
+  CHECK(cfg->source.max_uncommitted == 65536);
+  CHECK(cfg->source.origin == "app.toml");
+}

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <caf/expected.hpp>
 
@@ -30,6 +31,17 @@ struct config {
 /// Parses TOML text as `load` does; `origin` names it in messages.
 [[nodiscard]] caf::expected<config> parse(std::string_view text,
                                           const std::string& origin);
+
+/// Applies command-line overrides "section.key=value", in order (a later
+/// one wins): `kafka.<key>` (and `kafka.properties.<name>`,
+/// `kafka.output_properties.<name>`) validated like the same key in
+/// `[kafka]`, every other key by `keylane::apply_overrides`. The value is
+/// TOML, or a bare word read as a string. Reports every problem at once,
+/// one line each naming its override
+/// (`--set kafka.commit_interval_ms=-4: kafka.commit_interval_ms = -4: must
+/// be an integer >= 1`), and changes nothing on error.
+[[nodiscard]] caf::error
+apply_overrides(config& cfg, const std::vector<std::string>& assignments);
 
 /// Returns `text` with the lines of `[kafka]` and `[kafka.*]` tables
 /// replaced by empty lines (same line count), for `keylane::parse`. A
