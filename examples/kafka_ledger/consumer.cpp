@@ -49,8 +49,12 @@ struct balance : keylane::handler<keylane::kafka::record, std::string> {
 
 } // namespace
 
-int run_consumer(const std::string& config, const std::string& bootstrap) {
+int run_consumer(const std::string& config, const std::string& bootstrap,
+                 const std::vector<std::string>& sets) {
   auto cfg = keylane::kafka::load(config);
+  if (cfg)
+    if (auto err = keylane::kafka::apply_overrides(*cfg, sets))
+      cfg = std::move(err);
   if (!cfg) {
     std::fprintf(stderr, "%s\n", keylane::render(cfg.error()).c_str());
     return 2;

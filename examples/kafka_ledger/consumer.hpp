@@ -1,13 +1,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kafka_ledger {
 
-/// Runs one consumer process: a keylane::kafka::source from `config` (its
-/// bootstrap servers replaced by `bootstrap` when not empty) whose handler
+/// Runs one consumer process: a keylane::kafka::source from `config` with
+/// the overrides `sets` (its bootstrap servers replaced by `bootstrap` when
+/// not empty) whose handler
 /// keeps each account's balance. Prints one line per finished record on
 /// stdout ("F partition offset account n assignment"), until stdin closes or SIGTERM.
-int run_consumer(const std::string& config, const std::string& bootstrap);
+int run_consumer(const std::string& config, const std::string& bootstrap,
+                 const std::vector<std::string>& sets);
 
 } // namespace kafka_ledger

@@ -7,6 +7,7 @@
 //
 //   kafka_ledger [--consumers N] [--events N] [--accounts N] [--no-kill]
 //                [--bootstrap host:port] [--config kafka_ledger.toml]
+//                [--set section.key=value]... [--json]      (--help: all)
 //
 // --bootstrap runs the same program against a real cluster (the topic
 // "ledger" must exist there; use a fresh kafka.group per run).
@@ -27,8 +28,11 @@
 #include <unistd.h>
 
 #include "consumer.hpp"
+#include "keylane/errc.hpp"
+#include "keylane/kafka/config_loader.hpp"
 #include "keylane/kafka/mock_cluster.hpp"
 #include "keylane/kafka/producer.hpp"
+#include "options.hpp"
 #include "tally.hpp"
 
 extern char** environ;
@@ -36,54 +40,7 @@ extern char** environ;
 namespace {
 
 using clk = std::chrono::steady_clock;
-
-struct options {
-  int consumers = 3;
-  int events = 6000;
-  int accounts = 60;
-  bool kill = true;
-  bool consume = false;
-  std::string bootstrap;
-  std::string config = KAFKA_LEDGER_CONFIG;
-};
-
-bool parse(int argc, char** argv, options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&](auto& out) {
-      if (i + 1 >= argc)
-        return false;
-      if constexpr (std::is_same_v<std::decay_t<decltype(out)>, int>)
-        out = std::atoi(argv[++i]);
-      else
-        out = argv[++i];
-      return true;
-    };
-    bool ok = true;
-    if (a == "--consumers")
-      ok = next(o.consumers) && o.consumers >= 1;
-    else if (a == "--events")
-      ok = next(o.events) && o.events >= 1;
-    else if (a == "--accounts")
-      ok = next(o.accounts) && o.accounts >= 1;
-    else if (a == "--bootstrap")
-      ok = next(o.bootstrap);
-    else if (a == "--config")
-      ok = next(o.config);
-    else if (a == "--no-kill")
-      o.kill = false;
-    else if (a == "--consume")
-      o.consume = true;
-    else
-      ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "kafka_ledger: bad option %s (see the comment at "
-                           "the top of main.cpp)\n", a.c_str());
-      return false;
-    }
-  }
-  return true;
-}
+using kafka_ledger::options;
 
 /// A consumer process whose stdout feeds the tally from a thread.
 struct consumer_process {
@@ -102,6 +59,10 @@ bool spawn_consumer(int who, const options& o, const std::string& self,
   posix_spawn_file_actions_addclose(&fa, fds[0]);
   std::vector<std::string> args{self, "--consume", "--config", o.config,
                                 "--bootstrap", o.bootstrap};
+  for (const auto& set : o.sets) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
@@ -140,25 +101,41 @@ int wait_exit(pid_t pid) {
 } // namespace
 
 int main(int argc, char** argv) {
-  options o;
-  if (!parse(argc, argv, o))
-    return 2;
+  auto o = kafka_ledger::parse_args(argc, argv);
   if (o.consume)
-    return kafka_ledger::run_consumer(o.config, o.bootstrap);
+    return kafka_ledger::run_consumer(o.config, o.bootstrap, o.sets);
+  // The consumers read the same file and overrides: refuse bad ones here,
+  // before any process starts.
+  auto cfg = keylane::kafka::load(o.config);
+  if (cfg)
+    if (auto err = keylane::kafka::apply_overrides(*cfg, o.sets))
+      cfg = std::move(err);
+  if (!cfg) {
+    std::fprintf(stderr, "kafka_ledger: %s\n",
+                 keylane::render(cfg.error()).c_str());
+    return 2;
+  }
+  for (const auto& set : o.sets)
+    if (set.rfind("kafka.bootstrap_servers=", 0) == 0 && o.bootstrap.empty())
+      o.bootstrap = cfg->source.bootstrap_servers; // a real cluster
+  const auto& output_topic = cfg->source.output_topic;
+  // With --json the narrative goes to stderr and stdout holds the object.
+  std::FILE* info = o.json ? stderr : stdout;
 
   std::unique_ptr<keylane::kafka::mock_cluster> cluster;
   if (o.bootstrap.empty()) {
     auto mc = keylane::kafka::mock_cluster::start(3);
-    if (!mc || (*mc)->create_topic("ledger", 6)) {
+    if (!mc || (*mc)->create_topic("ledger", 6)
+        || (!output_topic.empty() && (*mc)->create_topic(output_topic, 6))) {
       std::fprintf(stderr, "kafka_ledger: cannot start the mock cluster\n");
       return 1;
     }
     cluster = std::move(*mc);
     o.bootstrap = cluster->bootstrap_servers();
-    std::printf("cluster: embedded (librdkafka mock, 3 brokers) at %s, "
+    std::fprintf(info, "cluster: embedded (librdkafka mock, 3 brokers) at %s, "
                 "topic ledger with 6 partitions\n", o.bootstrap.c_str());
   } else {
-    std::printf("cluster: %s, topic ledger\n", o.bootstrap.c_str());
+    std::fprintf(info, "cluster: %s, topic ledger\n", o.bootstrap.c_str());
   }
   auto prod = keylane::kafka::producer::start(o.bootstrap);
   if (!prod) {
@@ -173,9 +150,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "kafka_ledger: cannot start consumer %d\n", i);
       return 1;
     }
-  std::printf("consumers: %d processes in group kafka-ledger, each a "
+  std::fprintf(info, "consumers: %d processes in group kafka-ledger, each a "
               "keylane runtime\n", o.consumers);
-  std::fflush(stdout);
+  std::fflush(info);
 
   // Account events: each account's n-th event carries n, so consumers can
   // check their order; amounts are random.
@@ -205,7 +182,7 @@ int main(int argc, char** argv) {
   while (t.per_consumer().size() < static_cast<size_t>(o.consumers)
          && clk::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  std::printf("group: %zu of %d consumers working after %.2f s\n",
+  std::fprintf(info, "group: %zu of %d consumers working after %.2f s\n",
               t.per_consumer().size(), o.consumers,
               std::chrono::duration<double>(clk::now() - start).count());
   auto steady = clk::now();
@@ -214,9 +191,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kafka_ledger: produce failed\n");
     return 1;
   }
-  std::printf("produced: %d events over %d accounts\n", o.events,
+  std::fprintf(info, "produced: %d events over %d accounts\n", o.events,
               o.accounts);
-  std::fflush(stdout);
+  std::fflush(info);
 
   auto wait_for = [&](size_t n, std::chrono::seconds limit) {
     auto until = clk::now() + limit;
@@ -229,10 +206,10 @@ int main(int argc, char** argv) {
     wait_for(static_cast<size_t>(o.events) / 3, std::chrono::seconds(60));
     killed = o.consumers - 1;
     ::kill(consumers[killed].pid, SIGKILL);
-    std::printf("killed: consumer %d (SIGKILL) after %zu records finished; "
+    std::fprintf(info, "killed: consumer %d (SIGKILL) after %zu records finished; "
                 "its partitions move after session.timeout.ms\n", killed,
                 t.distinct());
-    std::fflush(stdout);
+    std::fflush(info);
   }
   bool complete = wait_for(static_cast<size_t>(o.events),
                            std::chrono::seconds(120));
@@ -250,20 +227,46 @@ int main(int argc, char** argv) {
   }
 
   auto per = t.per_consumer();
-  std::printf("finished: %zu of %d events; after the group settled, %zu "
+  std::fprintf(info, "finished: %zu of %d events; after the group settled, %zu "
               "in %.2f s (%.0f events/s, the kill and its rebalance "
               "included)\n", t.distinct(), o.events, t.distinct() - before,
               took, (t.distinct() - before) / took);
   for (int i = 0; i < o.consumers; ++i)
-    std::printf("  consumer %d: %zu records%s\n", i, per[i],
+    std::fprintf(info, "  consumer %d: %zu records%s\n", i, per[i],
                 i == killed ? " (killed)" : "");
-  std::printf("accounting: %d produced, %zu finished, %zu lost, %zu run "
+  std::fprintf(info, "accounting: %d produced, %zu finished, %zu lost, %zu run "
               "twice (uncommitted when their consumer died or a partition "
               "moved)\n", o.events, t.distinct(), o.events - t.distinct(),
               t.lines() - t.distinct());
-  std::printf("per-key order: %zu violations\n", t.order_violations());
+  std::fprintf(info, "per-key order: %zu violations\n", t.order_violations());
   bool good = complete && t.order_violations() == 0 && failures == 0;
-  std::printf("%s\n", good ? "ok: nothing lost, every account in order"
+  std::fprintf(info, "%s\n", good ? "ok: nothing lost, every account in order"
                            : "FAILED");
+  if (o.json) {
+    std::string per_json;
+    for (int i = 0; i < o.consumers; ++i)
+      per_json += (i ? ", " : "") + std::to_string(per[i]);
+    std::string sets_json;
+    for (const auto& set : o.sets) {
+      std::string q;
+      for (char c : set)
+        q += (c == '"' || c == '\\') ? std::string{'\\', c} : std::string{c};
+      sets_json += (sets_json.empty() ? "\"" : ", \"") + q + '"';
+    }
+    std::printf(
+      "{\"example\": \"kafka_ledger\", \"cluster\": \"%s\", "
+      "\"consumers\": %d, \"events\": %d, \"accounts\": %d, "
+      "\"killed\": %s, \"finished\": %zu, \"lost\": %zu, "
+      "\"run_twice\": %zu, \"order_violations\": %zu, "
+      "\"seconds\": %.3f, \"events_per_s\": %.0f, "
+      "\"per_consumer\": [%s], \"output_topic\": \"%s\", "
+      "\"set\": [%s], \"ok\": %s}\n",
+      cluster ? "embedded" : o.bootstrap.c_str(), o.consumers, o.events,
+      o.accounts, killed < 0 ? "null" : std::to_string(killed).c_str(),
+      t.distinct(), o.events - t.distinct(), t.lines() - t.distinct(),
+      t.order_violations(), took, (t.distinct() - before) / took,
+      per_json.c_str(), output_topic.c_str(), sets_json.c_str(),
+      good ? "true" : "false");
+  }
   return good ? 0 : 1;
 }

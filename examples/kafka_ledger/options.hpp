@@ -1,0 +1,29 @@
+#pragma once
+
+// kafka_ledger's command line.
+
+#include <string>
+#include <vector>
+
+namespace kafka_ledger {
+
+/// Everything the command line sets.
+struct options {
+  int consumers = 3;
+  int events = 6000;
+  int accounts = 60;
+  bool kill = true;
+  bool json = false;
+  /// Internal: run as one consumer process.
+  bool consume = false;
+  std::string bootstrap;
+  std::string config = KAFKA_LEDGER_CONFIG;
+  /// "section.key=value" overrides of the config file, in order.
+  std::vector<std::string> sets;
+};
+
+/// Parses `argv`; prints the help and exits 0 on --help, prints the
+/// mistake and exits 2 on a bad argument.
+[[nodiscard]] options parse_args(int argc, char** argv);
+
+} // namespace kafka_ledger
