@@ -180,8 +180,8 @@ output_tombstones = "skip"
         != std::string::npos);
 }
 
-TEST_CASE("--set overrides kafka keys, librdkafka properties and runtime "
-          "keys, validated like the file",
+TEST_CASE("command-line overrides set kafka keys, librdkafka properties "
+          "and runtime keys, validated like the file",
           "[kafka][config][override]") {
   auto cfg = kk::parse(good, "app.toml");
   REQUIRE(cfg);
@@ -199,7 +199,7 @@ TEST_CASE("--set overrides kafka keys, librdkafka properties and runtime "
   CHECK(cfg->source.origin == "app.toml + --set");
 }
 
-TEST_CASE("bad --set overrides are all reported and change nothing",
+TEST_CASE("bad command-line overrides are all reported and change nothing",
           "[kafka][config][override]") {
   auto cfg = kk::parse(good, "app.toml");
   REQUIRE(cfg);
