@@ -203,3 +203,50 @@ TEST_CASE("spill without codecs or with a bad directory fails the start",
   CHECK(r2.error() == kl::make_error(kl::errc::spill_failed, ""));
   CHECK(kl::render(r2.error()).find("cannot create directory") != std::string::npos);
 }
+
+TEST_CASE("a spill record that cannot be read back is reported lost, not "
+          "delivered, and drain returns",
+          "[spill]") {
+  temp_dir dir;
+  auto s = spill_settings(dir);
+  std::mutex mtx;
+  std::shared_ptr<kl::completion<int>> first;
+  auto make = from_fn<int, int>([&](auto&, int& v, kl::completion<int> done) {
+    if (v == 0) {
+      std::lock_guard<std::mutex> guard{mtx};
+      first = std::make_shared<kl::completion<int>>(std::move(done));
+      return;
+    }
+    done.ok(v);
+  });
+  std::atomic<uint64_t> outputs{0};
+  auto rt = start<int_rt>(s, make, [&](int_rt::event_type&) { ++outputs; });
+  log_capture::lines log;
+  rt->set_log_writer(log.writer());
+  for (int i = 0; i < 100; ++i)
+    REQUIRE(rt->submit(kl::key{uint64_t(i)}, i).ok());
+  REQUIRE(eventually([&] {
+    auto st = rt->stats();
+    return st.sink_buffered + st.spill_held == 99;
+  }));
+  auto spilled = rt->stats().spill_held;
+  REQUIRE(spilled > 0);
+  // The disk loses the file's contents under the runtime.
+  for (auto& f : fs::directory_iterator{dir.path})
+    fs::resize_file(f.path(), 0);
+  {
+    std::lock_guard<std::mutex> guard{mtx};
+    REQUIRE(first);
+    first->ok(0);
+  }
+  CHECK_FALSE(rt->drain(30s));
+  auto st = rt->stats();
+  CHECK(st.delivered == 100 - spilled);
+  CHECK(outputs == 100 - spilled);
+  CHECK(log.count("was it truncated?") == spilled);
+  auto report = rt->stop();
+  CHECK(report.delivered == 100 - spilled);
+  REQUIRE(report.unfinished.size() == spilled);
+  for (auto& u : report.unfinished)
+    CHECK(u.stage == "lost in spill");
+}

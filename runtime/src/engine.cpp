@@ -300,10 +300,15 @@ bool engine::pull(event_ptr& out, std::chrono::nanoseconds timeout) {
 }
 
 bool engine::drain(std::chrono::nanoseconds timeout) {
-  return wait_until(deadline_after(timeout), [this] {
+  auto all = [this] {
+    return next_seq_.load(std::memory_order_acquire);
+  };
+  auto settled = wait_until(deadline_after(timeout), [&] {
     return delivered_.load(std::memory_order_acquire)
-           == next_seq_.load(std::memory_order_acquire);
+             + lost_.load(std::memory_order_acquire)
+           == all();
   });
+  return settled && delivered_.load(std::memory_order_acquire) == all();
 }
 
 // -- shutdown ----------------------------------------------------------------

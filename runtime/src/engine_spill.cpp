@@ -28,7 +28,10 @@ void engine::abandon(uint64_t seq, const key& k, const char* stage) {
 }
 
 void engine::forget(size_t n) {
-  credit(n);
+  in_flight_.fetch_sub(n, std::memory_order_seq_cst);
+  lost_.fetch_add(n, std::memory_order_seq_cst);
+  { std::lock_guard<std::mutex> guard{wait_mtx_}; } // orders after waiters' checks
+  wait_cv_.notify_all();
 }
 
 void engine::hold_admission(bool hold) {

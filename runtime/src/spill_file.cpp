@@ -77,8 +77,14 @@ caf::expected<std::string> spill_file::read(uint64_t offset,
                      static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
+    if (n < 0)
       return failure("cannot read spill file " + path_);
+    if (n == 0)
+      return make_error(errc::spill_failed,
+                        "cannot read spill file " + path_ + ": it ends before "
+                          "the record at offset " + std::to_string(offset)
+                          + " (" + std::to_string(len)
+                          + " bytes): was it truncated?");
     done += static_cast<size_t>(n);
   }
   return out;

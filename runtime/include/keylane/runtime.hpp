@@ -103,7 +103,9 @@ public:
     return true;
   }
 
-  /// Waits until every accepted event was delivered; false on timeout.
+  /// Waits until every accepted event was delivered (true), or until the
+  /// rest can never be: a spill record that could not be read back, which
+  /// `stop` reports (false). False on timeout.
   [[nodiscard]] bool
   drain(std::chrono::nanoseconds timeout = std::chrono::hours(24 * 365)) {
     return eng_->drain(timeout);

@@ -228,8 +228,9 @@ public:
   void abandon(uint64_t seq, const key& k, const char* stage);
 
   /// Gives back the window credit of `n` events that can never be
-  /// delivered (a spill record that cannot be read back), so output and
-  /// `drain` go on; they are reported by `stop` as "lost in spill".
+  /// delivered (a spill record that cannot be read back), so output goes
+  /// on and `drain` returns (false); they do not count as delivered, and
+  /// `stop` reports them as "lost in spill".
   void forget(size_t n);
 
   /// Registers an actor of the runtime; `stop` waits for all to leave.
@@ -297,6 +298,8 @@ private:
   alignas(64) std::atomic<uint64_t> next_seq_{0};
   alignas(64) std::atomic<uint64_t> in_flight_{0};
   alignas(64) std::atomic<uint64_t> delivered_{0};
+  // Accepted events that can never be delivered (see `forget`).
+  std::atomic<uint64_t> lost_{0};
   alignas(64) std::atomic<bool> signalled_{false};
   alignas(64) std::atomic<bool> stopped_{false};
   // Submits in progress: `stop` waits for them to enqueue or give up.
