@@ -45,9 +45,21 @@ keylane::handler_factory verdict_factory() {
   };
 }
 
+// Fails value "3" for good until `healed`, answers the rest.
+std::atomic<bool> healed{false};
+struct healing : keylane::handler<kk::record, std::string> {
+  void on_event(kk::record& r, keylane::completion<std::string> done) override {
+    if (r.value == "3" && !healed)
+      return done.fail_permanently("not yet");
+    done.ok("done:" + r.value);
+  }
+};
+
 std::string config_text(const std::string& bootstrap,
-                        const std::string& tombstones) {
-  return "[runtime]\norder = \"none\"\n\n[park]\nstore = \"none\"\n\n"
+                        const std::string& tombstones,
+                        const std::string& park = "none") {
+  return "[runtime]\norder = \"none\"\n\n[park]\nstore = \"" + park
+         + "\"\n\n"
          "[scheduler]\nthreads = 2\n\n[handler]\nname = \"verdict\"\n\n"
          "[kafka]\nbootstrap_servers = \"" + bootstrap + "\"\n"
          "group = \"output-test\"\ntopics = [\"in\"]\n"
@@ -232,4 +244,58 @@ TEST_CASE("with an output topic no offset is committed before the broker "
   CHECK(out.size() == 10);
   for (auto& r : out)
     CHECK(r.header("keylane.outcome") == "ok");
+}
+
+TEST_CASE("a record parked in memory gets a marked output record but its "
+          "offset waits for the replay's delivered output",
+          "[kafka][output][park]") {
+  auto mc = kk::mock_cluster::start(1);
+  REQUIRE(mc);
+  auto& cluster = **mc;
+  REQUIRE(!cluster.create_topic("in", 2));
+  REQUIRE(!cluster.create_topic("out", 1));
+  auto prod = kk::producer::start(cluster.bootstrap_servers());
+  REQUIRE(prod);
+  for (int n = 0; n < 6; ++n)
+    REQUIRE(!(*prod)->produce("in", "a", std::to_string(n), {}, 0));
+  REQUIRE(!(*prod)->flush(30s));
+
+  healed = false;
+  auto cfg = kk::parse(
+    config_text(cluster.bootstrap_servers(), "mark", "memory"), "out.toml");
+  REQUIRE(cfg);
+  commit_log commits;
+  auto src = kk::source::start(
+    std::move(*cfg),
+    [](const keylane::handler_params&) { return std::make_unique<healing>(); },
+    {}, commits.listener());
+  REQUIRE(src);
+  commits.src = src->get();
+  // 0-2 ok; 3 fails and parks the key, 4 and 5 park behind it: six
+  // output records, three of them marked "parked".
+  REQUIRE(wait_until([&] { return (*src)->stats().delivered == 6; }, 60s));
+  // A record of another partition, committed after those deliveries:
+  // the commit round that took it saw partition 0 as it is now.
+  REQUIRE(!(*prod)->produce("in", "b", "0", {}, 1));
+  REQUIRE(!(*prod)->flush(30s));
+  REQUIRE(wait_until([&] { return commits.committed(1) == 1; }, 60s));
+  CHECK(commits.committed(0) == 3);
+
+  healed = true;
+  auto replayed = (*src)->lanes().replay(keylane::key{"a"});
+  REQUIRE(replayed);
+  CHECK(*replayed == 3);
+  REQUIRE(wait_until([&] { return commits.committed(0) == 6; }, 60s));
+  (*src)->stop();
+
+  auto out = kafka_test::read_topic(cluster.bootstrap_servers(), "out", 1,
+                                    10, 30s);
+  std::vector<std::string> seen;
+  for (auto& r : out)
+    if (r.key == "a")
+      seen.push_back(r.header("keylane.outcome") + ":" + r.value);
+  CHECK(seen
+        == std::vector<std::string>{"ok:done:0", "ok:done:1", "ok:done:2",
+                                    "parked:", "parked:", "parked:",
+                                    "ok:done:3", "ok:done:4", "ok:done:5"});
 }
