@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <optional>
 
 #include "keylane/errc.hpp"
 #include "source_state.hpp"
@@ -56,98 +55,6 @@ caf::error conf_set(rd_kafka_conf_t* conf, const std::string& name,
 }
 
 } // namespace
-
-// -- consumer thread ------------------------------------------------------------
-
-void source::state::on_output(record_event& ev) {
-  // The callback may move the payload away: keep what finishes it.
-  output_ticket t{ev.payload.topic, ev.payload.partition, ev.payload.offset,
-                  ev.payload.assignment, true};
-  // An event parked in memory is not done: it would be lost with the
-  // process, so its offset holds the commit until a replay finishes it.
-  t.finishes = !(ev.status == outcome::parked
-                 && cfg.runtime.park != park_mode::sqlite);
-  if (!writer) {
-    if (user_output)
-      user_output(ev);
-    if (t.finishes)
-      finish(t.topic, t.partition, t.offset, t.assignment);
-    return;
-  }
-  // The output record is written after the callback returned, so its
-  // delivery (which finishes the offset) comes after the callback too;
-  // from copies, since the callback may move key and result away.
-  auto status = ev.status;
-  auto key = ev.payload.key;
-  auto result = ev.result;
-  auto error = ev.error;
-  if (user_output)
-    user_output(ev);
-  if (!write_output(status, key, result, error, t) && t.finishes)
-    finish(t.topic, t.partition, t.offset, t.assignment);
-}
-
-bool source::state::write_output(outcome status, const std::string& key,
-                                 const std::optional<std::string>& result,
-                                 const std::string& error,
-                                 output_ticket ticket) {
-  if (status != outcome::ok
-      && cfg.source.tombstones == tombstone_output::skip)
-    return false;
-  std::vector<output_writer::header> hdrs{
-    {"keylane.outcome", to_string(status)},
-    {"keylane.source", ticket.topic + '/' + std::to_string(ticket.partition)
-                         + '/' + std::to_string(ticket.offset)}};
-  if (status != outcome::ok && !error.empty())
-    hdrs.emplace_back("keylane.error", error);
-  std::string_view value;
-  if (status == outcome::ok && result)
-    value = *result;
-  auto err = writer->write(key, value, hdrs, std::move(ticket));
-  if (err) {
-    // Not queued: the offset stays unfinished, so its partition commits
-    // no further and the record is redelivered after a restart.
-    n.output_failures++;
-    warn("output to " + cfg.source.output_topic + ": "
-         + rd_kafka_err2str(err) + " (its input offset is not committed)");
-    return true;
-  }
-  n.produced++;
-  return true;
-}
-
-void source::state::finish(const std::string& topic, int32_t partition,
-                           int64_t offset, uint64_t assignment) {
-  std::lock_guard<std::mutex> guard{mu};
-  auto i = parts.find({topic, partition});
-  if (i == parts.end() || i->second->assignment != assignment) {
-    n.finished_late++;
-    return;
-  }
-  if (i->second->tracker.finish(offset)) {
-    n.finished++;
-    finished_cv.notify_all();
-  }
-}
-
-// -- output writer thread ---------------------------------------------------------
-
-void source::state::delivered(const output_ticket& t,
-                              rd_kafka_resp_err_t err) {
-  if (err) {
-    // librdkafka retried until message.timeout.ms: the offset stays
-    // unfinished (as above), and the input record runs again elsewhere.
-    n.output_failures++;
-    warn("output of " + t.topic + '/' + std::to_string(t.partition) + '/'
-         + std::to_string(t.offset) + " to " + cfg.source.output_topic
-         + ": " + rd_kafka_err2str(err)
-         + " (its input offset is not committed)");
-    return;
-  }
-  n.delivered++;
-  if (t.finishes)
-    finish(t.topic, t.partition, t.offset, t.assignment);
-}
 
 // -- polling thread ---------------------------------------------------------------
 
