@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -121,6 +122,11 @@ struct plan {
   /// otherwise after this many microseconds, from a lane timer (odd ids)
   /// or from the completer thread (even ids).
   uint32_t latency_us = 0;
+  /// Bit k - 1 set: attempt k of this run could not be finished before
+  /// the attempt timeout and hung instead (see `fault_table::overtaken`).
+  uint32_t overtaken = 0;
+  /// The failures such attempts added to `failures` in this run.
+  uint32_t overtaken_failures = 0;
 };
 
 /// The reason text the handler gives for a failing attempt of `id`.
@@ -170,9 +176,41 @@ public:
     return p.failures > 0 || p.then == plan::end::permanent;
   }
 
+  /// Records that `attempt` of `id` could not be finished before the
+  /// attempt timeout (the machine held back the thread finishing it): the
+  /// runtime times it out, so its plan now says so. `failing`: the attempt
+  /// was planned to fail anyway, only its way changes.
+  void overtaken(uint64_t id, uint32_t attempt, bool failing) {
+    std::lock_guard<std::mutex> guard{mtx_};
+    auto& p = plans_.at(id);
+    if (!failing) {
+      ++p.failures;
+      ++p.overtaken_failures;
+    }
+    if (attempt >= 1 && attempt <= 32)
+      p.overtaken |= 1u << (attempt - 1);
+    ++overtaken_;
+  }
+
+  /// Attempts `overtaken` so far.
+  [[nodiscard]] uint64_t overtaken_count() const {
+    std::lock_guard<std::mutex> guard{mtx_};
+    return overtaken_;
+  }
+
   /// Starts a new run of `id` (before it is replayed): attempts count
-  /// from 1 again.
-  void rearm(uint64_t id) { attempts_.at(id) = 0; }
+  /// from 1 again, and the plan is as it was before the machine
+  /// overtook any of its attempts.
+  void rearm(uint64_t id) {
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      auto& p = plans_.at(id);
+      p.failures -= p.overtaken_failures;
+      p.overtaken_failures = 0;
+      p.overtaken = 0;
+    }
+    attempts_.at(id) = 0;
+  }
 
   /// Counts an attempt of `id`; returns its number within the run.
   uint32_t begin_attempt(uint64_t id) { return ++attempts_.at(id); }
@@ -198,6 +236,7 @@ private:
   mutable std::mutex mtx_;
   std::vector<plan> plans_;
   size_t size_ = 0;
+  uint64_t overtaken_ = 0;
   std::vector<std::atomic<uint32_t>> attempts_;
   std::vector<std::atomic<uint32_t>> outputs_;
 };
@@ -212,28 +251,59 @@ struct attempt_record {
   /// may give up); unset for attempts that did not fail.
   fault_clock::time_point failed_at;
   bool failed = false;
+  /// It hung because the machine held back its completion (see
+  /// `fault_table::overtaken`).
+  bool overtaken = false;
 };
 
 /// Every attempt per key, in start order, and overlap detection: the next
-/// attempt of a key must not start before the previous one finished.
+/// attempt of a key must not start before the previous one finished, or
+/// timed out.
 class journal {
 public:
-  explicit journal(size_t keys) : by_key_(keys), busy_(keys) {}
+  explicit journal(size_t keys) : by_key_(keys), busy_(keys, idle) {}
 
   /// Records the start of an attempt; returns its index for `failed`.
   size_t begin(uint32_t key_id, uint64_t id, uint32_t attempt,
                fault_clock::time_point now) {
-    if (busy_.at(key_id).exchange(true))
-      ++overlaps;
     std::lock_guard<std::mutex> guard{mtx_};
     auto& v = by_key_.at(key_id);
-    v.push_back(attempt_record{id, attempt, now, {}, false});
-    return v.size() - 1;
+    v.push_back(attempt_record{id, attempt, now, {}, false, false});
+    auto index = v.size() - 1;
+    if (busy_.at(key_id) != idle)
+      overlapping_.push_back(overlap{key_id, busy_[key_id], index});
+    busy_[key_id] = index;
+    return index;
   }
 
-  /// The attempt is over as far as the handler is concerned (called right
-  /// before it finishes the completion, or when it lets a hang go).
-  void end(uint32_t key_id) { busy_.at(key_id) = false; }
+  /// Attempt `index` is over as far as the handler is concerned (called
+  /// right before it finishes the completion, or when it lets a hang go).
+  void end(uint32_t key_id, size_t index) {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (busy_.at(key_id) == index)
+      busy_[key_id] = idle;
+  }
+
+  /// Attempt `index` hung because its completion was held back.
+  void overtaken(uint32_t key_id, size_t index) {
+    std::lock_guard<std::mutex> guard{mtx_};
+    by_key_.at(key_id).at(index).overtaken = true;
+  }
+
+  /// Attempts that started while the key's previous one still ran. The
+  /// one exception: an overtaken attempt (its completion held back past
+  /// the timeout) may be followed once `timeout` has passed since it began.
+  [[nodiscard]] size_t overlaps(std::chrono::milliseconds timeout) const {
+    std::lock_guard<std::mutex> guard{mtx_};
+    size_t n = 0;
+    for (auto& o : overlapping_) {
+      auto& prev = by_key_.at(o.key_id).at(o.prev);
+      auto& next = by_key_.at(o.key_id).at(o.next);
+      if (!(prev.overtaken && next.start >= prev.start + timeout))
+        ++n;
+    }
+    return n;
+  }
 
   void failed(uint32_t key_id, size_t index, fault_clock::time_point at) {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -248,21 +318,30 @@ public:
     return by_key_.at(key_id);
   }
 
-  /// Forgets the records (between runs, while no handler runs).
+  /// Forgets the records (between runs, after they were checked, while no
+  /// handler runs).
   void clear() {
     std::lock_guard<std::mutex> guard{mtx_};
+    overlapping_.clear();
     for (auto& v : by_key_)
       v.clear();
+    std::fill(busy_.begin(), busy_.end(), idle);
   }
 
   [[nodiscard]] size_t keys() const noexcept { return by_key_.size(); }
 
-  std::atomic<uint64_t> overlaps{0};
-
 private:
+  static constexpr size_t idle = static_cast<size_t>(-1);
+  struct overlap {
+    uint32_t key_id;
+    size_t prev;
+    size_t next;
+  };
   mutable std::mutex mtx_;
   std::vector<std::vector<attempt_record>> by_key_;
-  std::vector<std::atomic<bool>> busy_;
+  // Per key: the index of the attempt running now, or `idle`.
+  std::vector<size_t> busy_;
+  std::vector<overlap> overlapping_;
 };
 
 /// A thread that runs functions later: at a deadline, or once a condition
@@ -399,7 +478,7 @@ public:
     switch (p.then) {
       case plan::end::permanent:
         jr_->failed(x.key_id, index, fault_clock::now());
-        jr_->end(x.key_id);
+        jr_->end(x.key_id, index);
         done.fail_permanently(injected_permanent(x.id));
         return;
       case plan::end::skip:
@@ -410,7 +489,7 @@ public:
     auto skip = p.then == plan::end::skip;
     auto result = expected_result(x);
     if (p.latency_us == 0) {
-      jr_->end(key_id);
+      jr_->end(key_id, index);
       if (skip)
         done.skip();
       else
@@ -418,8 +497,13 @@ public:
       return;
     }
     auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
-    auto finish = [jr = jr_, key_id, skip, result, shared] {
-      jr->end(key_id);
+    auto finish = [ctx = context(x, attempt, index, now), skip, result,
+                   shared] {
+      if (ctx.late()) {
+        ctx.hang(shared, false);
+        return;
+      }
+      ctx.jr->end(ctx.key_id, ctx.index);
       if (skip)
         shared->skip();
       else
@@ -440,52 +524,98 @@ private:
     switch (how) {
       case fail_how::fail:
         jr_->failed(key_id, index, fault_clock::now());
-        jr_->end(key_id);
+        jr_->end(key_id, index);
         done.fail(injected_failure(id, attempt));
         return;
       case fail_how::fail_later: {
         auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
         later_->after(std::chrono::microseconds(200 + id % 300),
-                      [jr = jr_, key_id, index, id, attempt, shared] {
-                        jr->failed(key_id, index, fault_clock::now());
-                        jr->end(key_id);
-                        shared->fail(injected_failure(id, attempt));
+                      [ctx = context(x, attempt, index, start), shared] {
+                        if (ctx.late()) {
+                          ctx.hang(shared, true);
+                          return;
+                        }
+                        ctx.jr->failed(ctx.key_id, ctx.index,
+                                       fault_clock::now());
+                        ctx.jr->end(ctx.key_id, ctx.index);
+                        shared->fail(injected_failure(ctx.id, ctx.attempt));
                       });
         return;
       }
       case fail_how::raise:
         jr_->failed(key_id, index, fault_clock::now());
-        jr_->end(key_id);
+        jr_->end(key_id, index);
         throw std::runtime_error(injected_exception(id, attempt));
       case fail_how::drop:
         jr_->failed(key_id, index, fault_clock::now());
-        jr_->end(key_id);
+        jr_->end(key_id, index);
         return; // `done` goes out of scope unfinished
-      case fail_how::hang_thread: {
-        // The runtime may give up no earlier than the timeout.
-        jr_->failed(key_id, index, start + timeout_);
-        jr_->end(key_id);
-        auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
-        auto seen = table_->outputs(id);
-        auto* table = table_;
-        // Finish it once the runtime has visibly moved on: the event's next
-        // attempt started, or the event came out.
-        later_->when(
-          [table, id, attempt, seen] {
-            return table->attempts(id) > attempt || table->outputs(id) > seen;
-          },
-          [id, shared] { shared->ok(stale_result(id)); });
+      case fail_how::hang_thread:
+        context(x, attempt, index, start)
+          .hang(std::make_shared<completion<uint64_t>>(std::move(done)));
         return;
-      }
       case fail_how::hang_timer: {
         jr_->failed(key_id, index, start + timeout_);
-        jr_->end(key_id);
+        jr_->end(key_id, index);
         auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
         run_later(timeout_ + timeout_ / 2,
                   [id, shared] { shared->ok(stale_result(id)); });
         return;
       }
     }
+  }
+
+  // What finishing an attempt later needs; copied into the callbacks,
+  // which may outlive the handler.
+  struct attempt_context {
+    fault_table* table;
+    journal* jr;
+    completer* later;
+    std::chrono::milliseconds timeout;
+    uint32_t key_id;
+    uint64_t id;
+    uint32_t attempt;
+    size_t index;
+    fault_clock::time_point start;
+
+    // A machine that stalls the finishing thread can hold a completion
+    // back until the attempt timeout, or nearly: the runtime then times the
+    // attempt out, or races to. Whether the completion or the timeout
+    // wins would then be luck, so such an attempt is not finished at all:
+    // it hangs, and its plan says so (`fault_table::overtaken`).
+    [[nodiscard]] bool late() const {
+      if (timeout.count() == 0)
+        return false;
+      auto margin = std::min<std::chrono::milliseconds>(timeout / 10,
+                                                        std::chrono::milliseconds(10));
+      return fault_clock::now() - start >= timeout - margin;
+    }
+
+    void hang(std::shared_ptr<completion<uint64_t>> done,
+              std::optional<bool> overtaken_failing = std::nullopt) const {
+      if (overtaken_failing) {
+        table->overtaken(id, attempt, *overtaken_failing);
+        jr->overtaken(key_id, index);
+      }
+      // The runtime may give up no earlier than the timeout.
+      jr->failed(key_id, index, start + timeout);
+      jr->end(key_id, index);
+      auto seen = table->outputs(id);
+      // Finish it once the runtime has visibly moved on: the event's next
+      // attempt started, or the event came out.
+      later->when(
+        [t = table, i = id, a = attempt, seen] {
+          return t->attempts(i) > a || t->outputs(i) > seen;
+        },
+        [i = id, done] { done->ok(stale_result(i)); });
+    }
+  };
+
+  [[nodiscard]] attempt_context context(const item& x, uint32_t attempt,
+                                        size_t index,
+                                        fault_clock::time_point start) const {
+    return attempt_context{table_, jr_,     later_,  timeout_, x.key_id,
+                           x.id,   attempt, index,   start};
   }
 
   fault_table* table_;
