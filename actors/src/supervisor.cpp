@@ -21,9 +21,10 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
     live_(eng->live()),
     cap_(live_->max_active_keys),
     ingress_batch_(eng->config().ingress_batch),
-    // Enough to absorb the churn of lanes retiring and starting; few enough
-    // that idle memory stays near nothing.
-    pool_limit_(std::min<size_t>(cap_, 256)),
+    // Every retired lane can wait for the next key: spawning a lane and
+    // ending one (CAF cancels its timeouts through the clock thread) cost
+    // more than the rest of an activation. Trimmed when the runtime idles.
+    pool_limit_(cap_),
     linger_(eng->config().lane_linger_ms) {
   eng_->actor_started();
   buf_.resize(256);
@@ -278,7 +279,18 @@ void supervisor::on_retired(const key& k, bool kept) {
     keys_.erase(i);
   }
   admit();
+  if (active_ == 0 && waiting_.empty())
+    trim_pool(); // idle: give the memory of most pooled lanes back
   publish();
+}
+
+void supervisor::trim_pool() {
+  // Only lanes in the pool: a lane told to stay that has not reported back
+  // is trimmed when it arrives, at the next idle moment.
+  while (pool_.size() > pool_idle_limit) {
+    caf::anon_send_exit(pool_.back(), caf::exit_reason::user_shutdown);
+    pool_.pop_back();
+  }
 }
 
 void supervisor::admit() {
@@ -297,7 +309,7 @@ void supervisor::reconfigure(settings_ptr live) {
   cap_ = live_->max_active_keys;
   // Lanes above a lowered cap are not killed: lingering ones retire now,
   // running ones when they run dry, and no key starts until below the cap.
-  pool_limit_ = std::min<size_t>(cap_, 256);
+  pool_limit_ = cap_;
   while (!pool_.empty() && pool_.size() + reserved_ > pool_limit_) {
     caf::anon_send_exit(pool_.back(), caf::exit_reason::user_shutdown);
     pool_.pop_back();

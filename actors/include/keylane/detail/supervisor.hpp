@@ -72,6 +72,7 @@ private:
   void publish();
   void retire_lane(entry& e);
   void reclaim();
+  void trim_pool();
   void on_linger_timer();
   void arm_linger_timer();
   void write_parked();
@@ -99,8 +100,11 @@ private:
   std::vector<event_ptr> to_park_; // of parked keys without a lane
   size_t written_ = 0;             // how many of `to_park_` are stored
   uint64_t replayed_ = 0;
-  // Retired lanes kept for the next key that needs one; `reserved_` counts
-  // lanes told to stay that have not reported back yet.
+  // Retired lanes kept for the next key that needs one (up to the cap, so
+  // at most twice the cap of lane actors exist); `reserved_` counts lanes
+  // told to stay that have not reported back yet. When no lane is bound and
+  // no key waits, the pool shrinks to `pool_idle_limit`.
+  static constexpr size_t pool_idle_limit = 256;
   std::vector<caf::actor> pool_;
   size_t reserved_ = 0;
   size_t pool_limit_;
