@@ -36,8 +36,12 @@ caf::behavior supervisor::make_behavior() {
   send(sink_, supervisor_atom::value, caf::actor_cast<caf::actor>(this));
   return {
     [this](drain_atom) { drain(); },
-    [this](idle_atom, const key& k, uint64_t finished) {
-      on_idle(k, finished);
+    [this](idle_atom, const key& k, uint64_t activation, uint64_t finished) {
+      on_idle(k, activation, finished);
+    },
+    [this](idle_atom, idle_notices& ns) {
+      for (auto& n : *ns)
+        on_idle(n.k, n.activation, n.finished);
     },
     [this](retired_atom, const key& k, bool kept) { on_retired(k, kept); },
     [this](parked_atom, const key& k) { parked_.insert(k); },
@@ -148,6 +152,8 @@ void supervisor::start_lane(const key& k, entry& e) {
   a->cfg = live_;
   ++active_;
   ++spawned_;
+  a->activation = spawned_;
+  e.activation = spawned_;
   if (active_ > peak_)
     peak_ = active_;
   // Published before the lane starts, so whoever sees an output of this
@@ -165,13 +171,15 @@ void supervisor::start_lane(const key& k, entry& e) {
   e.st = state::running;
 }
 
-void supervisor::on_idle(const key& k, uint64_t finished) {
+void supervisor::on_idle(const key& k, uint64_t activation,
+                         uint64_t finished) {
   auto i = keys_.find(k);
   if (i == keys_.end())
     return;
   auto& e = i->second;
-  if (e.st != state::running
-      || caf::actor_cast<caf::strong_actor_ptr>(e.lane) != current_sender())
+  // A notice of an earlier activation of the key (notices may come late,
+  // through the sink) says nothing about the current lane.
+  if (e.st != state::running || !e.lane || e.activation != activation)
     return;
   // Events sent but not yet seen by the lane: it will wake up for them.
   if (e.forwarded != finished || (e.pending && !e.pending->items.empty()))

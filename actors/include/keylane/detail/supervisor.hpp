@@ -51,6 +51,7 @@ private:
   struct entry {
     caf::actor lane;
     uint64_t forwarded = 0; // events sent to the current lane
+    uint64_t activation = 0; // of the current lane (idle notices)
     state st = state::waiting;
     bool touched = false;   // pending must go out at the end of this drain
     bool pool_slot = false; // its retiring lane may stay in the pool
@@ -66,7 +67,7 @@ private:
   void route(event_ptr ev);
   void flush_touched();
   void start_lane(const key& k, entry& e);
-  void on_idle(const key& k, uint64_t finished);
+  void on_idle(const key& k, uint64_t activation, uint64_t finished);
   void on_retired(const key& k, bool kept);
   void admit();
   void publish();
