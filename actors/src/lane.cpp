@@ -35,6 +35,7 @@ const settings& lane::policy() {
 
 void lane::bind(args& a) {
   key_ = std::move(a.k);
+  activation_ = a.activation;
   handler_ = std::move(a.handler);
   broken_ = std::move(a.handler_error);
   parking_ = false;
@@ -173,8 +174,14 @@ void lane::run() {
     queue_.pop_front();
     invoke_current();
   }
+  bool dry = !awaiting_ && queue_.empty();
+  if (dry && !idle_reported_ && !out_->items.empty()) {
+    // The sink passes it on with others: no message of its own.
+    out_->idle = idle_notice{key_, activation_, finished_};
+    idle_reported_ = true;
+  }
   flush();
-  if (!awaiting_ && queue_.empty())
+  if (dry)
     report_idle();
 }
 
@@ -308,7 +315,7 @@ void lane::report_idle() {
   if (idle_reported_)
     return;
   idle_reported_ = true;
-  send(supervisor_, idle_atom::value, key_, finished_);
+  send(supervisor_, idle_atom::value, key_, activation_, finished_);
 }
 
 void lane::schedule(caf::timespan delay, std::function<void()> fn) {

@@ -21,9 +21,10 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
     live_(eng->live()),
     cap_(live_->max_active_keys),
     ingress_batch_(eng->config().ingress_batch),
-    // Enough to absorb the churn of lanes retiring and starting; few enough
-    // that idle memory stays near nothing.
-    pool_limit_(std::min<size_t>(cap_, 256)),
+    // Every retired lane can wait for the next key: spawning a lane and
+    // ending one (CAF cancels its timeouts through the clock thread) cost
+    // more than the rest of an activation. Trimmed when the runtime idles.
+    pool_limit_(cap_),
     linger_(eng->config().lane_linger_ms) {
   eng_->actor_started();
   buf_.resize(256);
@@ -35,8 +36,12 @@ caf::behavior supervisor::make_behavior() {
   send(sink_, supervisor_atom::value, caf::actor_cast<caf::actor>(this));
   return {
     [this](drain_atom) { drain(); },
-    [this](idle_atom, const key& k, uint64_t finished) {
-      on_idle(k, finished);
+    [this](idle_atom, const key& k, uint64_t activation, uint64_t finished) {
+      on_idle(k, activation, finished);
+    },
+    [this](idle_atom, idle_notices& ns) {
+      for (auto& n : *ns)
+        on_idle(n.k, n.activation, n.finished);
     },
     [this](retired_atom, const key& k, bool kept) { on_retired(k, kept); },
     [this](parked_atom, const key& k) { parked_.insert(k); },
@@ -147,6 +152,8 @@ void supervisor::start_lane(const key& k, entry& e) {
   a->cfg = live_;
   ++active_;
   ++spawned_;
+  a->activation = spawned_;
+  e.activation = spawned_;
   if (active_ > peak_)
     peak_ = active_;
   // Published before the lane starts, so whoever sees an output of this
@@ -164,13 +171,15 @@ void supervisor::start_lane(const key& k, entry& e) {
   e.st = state::running;
 }
 
-void supervisor::on_idle(const key& k, uint64_t finished) {
+void supervisor::on_idle(const key& k, uint64_t activation,
+                         uint64_t finished) {
   auto i = keys_.find(k);
   if (i == keys_.end())
     return;
   auto& e = i->second;
-  if (e.st != state::running
-      || caf::actor_cast<caf::strong_actor_ptr>(e.lane) != current_sender())
+  // A notice of an earlier activation of the key (notices may come late,
+  // through the sink) says nothing about the current lane.
+  if (e.st != state::running || !e.lane || e.activation != activation)
     return;
   // Events sent but not yet seen by the lane: it will wake up for them.
   if (e.forwarded != finished || (e.pending && !e.pending->items.empty()))
@@ -278,7 +287,18 @@ void supervisor::on_retired(const key& k, bool kept) {
     keys_.erase(i);
   }
   admit();
+  if (active_ == 0 && waiting_.empty())
+    trim_pool(); // idle: give the memory of most pooled lanes back
   publish();
+}
+
+void supervisor::trim_pool() {
+  // Only lanes in the pool: a lane told to stay that has not reported back
+  // is trimmed when it arrives, at the next idle moment.
+  while (pool_.size() > pool_idle_limit) {
+    caf::anon_send_exit(pool_.back(), caf::exit_reason::user_shutdown);
+    pool_.pop_back();
+  }
 }
 
 void supervisor::admit() {
@@ -297,7 +317,7 @@ void supervisor::reconfigure(settings_ptr live) {
   cap_ = live_->max_active_keys;
   // Lanes above a lowered cap are not killed: lingering ones retire now,
   // running ones when they run dry, and no key starts until below the cap.
-  pool_limit_ = std::min<size_t>(cap_, 256);
+  pool_limit_ = cap_;
   while (!pool_.empty() && pool_.size() + reserved_ > pool_limit_) {
     caf::anon_send_exit(pool_.back(), caf::exit_reason::user_shutdown);
     pool_.pop_back();

@@ -53,6 +53,7 @@ public:
     std::string handler_error; // why `handler` is null, if it is
     batch_ptr first;
     settings_ptr cfg; // the live settings when it started
+    uint64_t activation = 0; // unique per key activation (idle notices)
   };
 
   lane(caf::actor_config& cfg, std::shared_ptr<args> a);
@@ -122,6 +123,7 @@ private:
   bool resume_pending_ = false;
   bool idle_reported_ = false;
   uint64_t finished_ = 0;
+  uint64_t activation_ = 0;
   batch_ptr out_;
   bool parking_ = false;
   uint64_t unpark_through_ = 0; // replayed events up to this id ended

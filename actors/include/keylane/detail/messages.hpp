@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -19,6 +20,20 @@ namespace keylane::detail {
 
 class engine;
 
+/// A lane that ran dry: one activation (`activation`, unique per key
+/// activation) of key `k` finished `finished` events, all it was sent up to
+/// then. The lane hands it to the sink on its last batch, and the sink
+/// passes the notices of a mailbox round to the supervisor in one message,
+/// which saves a message per dry lane on the hot path. A notice may reach
+/// the supervisor late; it checks the activation and the count.
+struct idle_notice {
+  keylane::key k;
+  uint64_t activation = 0;
+  uint64_t finished = 0;
+};
+
+using idle_notices = std::shared_ptr<std::vector<idle_notice>>;
+
 /// A run of events moving between actors in one message. If a batch dies
 /// with events still inside (its receiver was stopped), it reports them to
 /// the engine, so `stop()` can account for every event.
@@ -31,6 +46,8 @@ struct event_batch {
   engine* eng;
   const char* stage;
   std::vector<event_ptr> items;
+  /// Lane -> sink: after these events the lane ran dry (see idle_notice).
+  std::optional<idle_notice> idle;
 };
 
 using batch_ptr = std::shared_ptr<event_batch>;
@@ -43,8 +60,11 @@ using op_reply = std::shared_ptr<std::promise<caf::expected<uint64_t>>>;
 using drain_atom = caf::atom_constant<caf::atom("kl_drain")>;
 // Supervisor -> lane: more events; sink: finished events.
 using events_atom = caf::atom_constant<caf::atom("kl_events")>;
-// Lane -> supervisor: queue empty after `n` events.
+// Lane -> supervisor: queue empty after `n` events (when it had no batch
+// for the sink to carry the notice); sink -> supervisor: idle notices.
 using idle_atom = caf::atom_constant<caf::atom("kl_idle")>;
+// Sink to itself: pass the idle notices gathered so far on.
+using notices_atom = caf::atom_constant<caf::atom("kl_notes")>;
 // Supervisor -> lane: nothing else is coming, retire.
 using retire_atom = caf::atom_constant<caf::atom("kl_retire")>;
 // Supervisor -> pooled lane: serve this key now.
@@ -85,6 +105,7 @@ using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 } // namespace keylane::detail
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::batch_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::idle_notices)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::result_box_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::key)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::op_reply)

@@ -51,6 +51,7 @@ private:
   struct entry {
     caf::actor lane;
     uint64_t forwarded = 0; // events sent to the current lane
+    uint64_t activation = 0; // of the current lane (idle notices)
     state st = state::waiting;
     bool touched = false;   // pending must go out at the end of this drain
     bool pool_slot = false; // its retiring lane may stay in the pool
@@ -66,12 +67,13 @@ private:
   void route(event_ptr ev);
   void flush_touched();
   void start_lane(const key& k, entry& e);
-  void on_idle(const key& k, uint64_t finished);
+  void on_idle(const key& k, uint64_t activation, uint64_t finished);
   void on_retired(const key& k, bool kept);
   void admit();
   void publish();
   void retire_lane(entry& e);
   void reclaim();
+  void trim_pool();
   void on_linger_timer();
   void arm_linger_timer();
   void write_parked();
@@ -99,8 +101,11 @@ private:
   std::vector<event_ptr> to_park_; // of parked keys without a lane
   size_t written_ = 0;             // how many of `to_park_` are stored
   uint64_t replayed_ = 0;
-  // Retired lanes kept for the next key that needs one; `reserved_` counts
-  // lanes told to stay that have not reported back yet.
+  // Retired lanes kept for the next key that needs one (up to the cap, so
+  // at most twice the cap of lane actors exist); `reserved_` counts lanes
+  // told to stay that have not reported back yet. When no lane is bound and
+  // no key waits, the pool shrinks to `pool_idle_limit`.
+  static constexpr size_t pool_idle_limit = 256;
   std::vector<caf::actor> pool_;
   size_t reserved_ = 0;
   size_t pool_limit_;

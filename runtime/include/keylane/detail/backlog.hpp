@@ -42,13 +42,17 @@ public:
     auto& s = shards_[shard_index(k)];
     std::unique_lock<std::mutex> guard{s.mtx};
     if (limit_ != unbounded_limit) {
-      auto& n = s.counts[k];
-      if (n >= limit_ && !(wait && wait_for_room(s, guard, k, deadline, cancelled))) {
-        if (s.counts[k] == 0)
-          s.counts.erase(k);
-        return false;
+      // One lookup on the common path (room for the key).
+      auto i = s.counts.try_emplace(k, 0).first;
+      if (i->second >= limit_) {
+        if (!(wait && wait_for_room(s, guard, k, deadline, cancelled))) {
+          if (auto j = s.counts.find(k); j != s.counts.end() && j->second == 0)
+            s.counts.erase(j);
+          return false;
+        }
+        i = s.counts.find(k); // re-found: the wait let others rehash
       }
-      ++s.counts[k];
+      ++i->second;
     }
     then();
     return true;
