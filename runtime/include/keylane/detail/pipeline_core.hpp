@@ -62,8 +62,9 @@ public:
 };
 
 /// Routes a pipeline's events: ingress (sequence numbers, window), the
-/// re-sequencer in front of each `ordered` stage, tombstones past the
-/// stages after the one that ended them, and the final re-sequencing.
+/// re-sequencer in front of a stage that has one (every `ordered` stage),
+/// tombstones past the stages after the one that ended them, and the final
+/// re-sequencing.
 ///
 /// Thread-safety: `submit`, `finished`, `drain` and `stats` may be called
 /// from any thread at once; one lock serialises routing, so a re-sequencer
