@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include <keylane/config_loader.hpp>
 #include <keylane/errc.hpp>
 
+#include "layered_settings.hpp"
 #include "ledger_handler.hpp"
 
 namespace ledger {
@@ -48,19 +48,14 @@ std::vector<std::string> settings_problems(const keylane::settings& cfg) {
 
 std::vector<std::string> read_settings(const settings_source& src,
                                        keylane::settings& out) {
-  auto cfg = src.retry ? retry_settings() : default_settings();
-  if (src.config) {
-    auto loaded = keylane::load(*src.config);
-    if (!loaded)
-      return {keylane::render(loaded.error())};
-    cfg = std::move(*loaded);
-  }
-  if (!src.overrides.empty())
-    if (auto err = keylane::apply_overrides(cfg, src.overrides))
-      return {keylane::render(err)};
-  auto problems = settings_problems(cfg);
+  auto cfg = keylane::cli::layered_settings(
+    src.retry ? retry_settings() : default_settings(), src.config,
+    src.overrides);
+  if (!cfg)
+    return {keylane::render(cfg.error())};
+  auto problems = settings_problems(*cfg);
   if (problems.empty())
-    out = std::move(cfg);
+    out = std::move(*cfg);
   return problems;
 }
 

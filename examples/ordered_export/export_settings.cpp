@@ -5,6 +5,7 @@
 #include <keylane/config_loader.hpp>
 #include <keylane/errc.hpp>
 
+#include "layered_settings.hpp"
 #include "export_handler.hpp"
 
 namespace ordered_export {
@@ -20,16 +21,11 @@ keylane::settings default_settings() {
 
 std::vector<std::string> read_settings(const settings_source& src,
                                        keylane::settings& out) {
-  auto cfg = default_settings();
-  if (src.config) {
-    auto loaded = keylane::load(*src.config);
-    if (!loaded)
-      return {keylane::render(loaded.error())};
-    cfg = std::move(*loaded);
-  }
-  if (!src.overrides.empty())
-    if (auto err = keylane::apply_overrides(cfg, src.overrides))
-      return {keylane::render(err)};
+  auto layered = keylane::cli::layered_settings(default_settings(),
+                                                src.config, src.overrides);
+  if (!layered)
+    return {keylane::render(layered.error())};
+  auto& cfg = *layered;
   if (cfg.handler != handler_name)
     return {cfg.origin + ": handler.name = \"" + cfg.handler
             + "\": this program only runs handler \"" + handler_name + "\""};

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <vector>
 
-#include <keylane/config_loader.hpp>
 #include <keylane/errc.hpp>
 
+#include "layered_settings.hpp"
 #include "modes.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -25,25 +25,12 @@ keylane::settings default_settings() {
   return s;
 }
 
-// The settings of --config and --set, or the reason they are wrong.
-caf::expected<keylane::settings> read_settings(const pe::options& opts) {
-  auto cfg = default_settings();
-  if (opts.config) {
-    auto loaded = keylane::load(*opts.config);
-    if (!loaded)
-      return std::move(loaded.error());
-    cfg = std::move(*loaded);
-  }
-  if (auto err = keylane::apply_overrides(cfg, opts.overrides))
-    return err;
-  return cfg;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
   auto opts = pe::parse_args(argc, argv);
-  auto cfg = read_settings(opts);
+  auto cfg = keylane::cli::layered_settings(default_settings(), opts.config,
+                                            opts.overrides);
   if (!cfg) {
     std::cerr << "pipeline: " << keylane::render(cfg.error()) << '\n';
     return 2;

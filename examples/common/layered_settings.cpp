@@ -1,0 +1,26 @@
+#include "layered_settings.hpp"
+
+#include <utility>
+
+#include <keylane/config_loader.hpp>
+
+namespace keylane::cli {
+
+caf::expected<keylane::settings>
+layered_settings(keylane::settings defaults,
+                 const std::optional<std::string>& config,
+                 const std::vector<std::string>& overrides) {
+  auto cfg = std::move(defaults);
+  if (config) {
+    auto loaded = keylane::load(*config);
+    if (!loaded)
+      return std::move(loaded.error());
+    cfg = std::move(*loaded);
+  }
+  if (!overrides.empty())
+    if (auto err = keylane::apply_overrides(cfg, overrides))
+      return err;
+  return cfg;
+}
+
+} // namespace keylane::cli
