@@ -48,7 +48,6 @@ struct pipeline_item {
   std::string error;
   /// The stage that ended a tombstone; the stage count for results.
   size_t stage = 0;
-  uint32_t attempts = 0;
 };
 
 /// What the core needs of a stage (one keylane runtime).

@@ -46,7 +46,6 @@ public:
       it.k = std::move(e.payload.k);
       it.status = e.status;
       it.error = std::move(e.error);
-      it.attempts = e.attempts;
       if (e.status == outcome::ok && e.result)
         it.value = std::make_unique<box<B>>(std::move(*e.result));
       else if (e.status == outcome::ok)
