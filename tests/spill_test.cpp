@@ -54,6 +54,40 @@ kl::settings spill_settings(const temp_dir& dir) {
   return s;
 }
 
+// Holds item 0's completion until the test releases it, so everything
+// behind it stays held back; other items finish at once with `2 v + 1`.
+struct held_first {
+  std::mutex mtx;
+  std::shared_ptr<kl::completion<int>> first;
+
+  kl::handler_factory factory() {
+    return from_fn<int, int>([this](auto&, int& v, kl::completion<int> done) {
+      if (v == 0) {
+        std::lock_guard<std::mutex> guard{mtx};
+        first = std::make_shared<kl::completion<int>>(std::move(done));
+        return;
+      }
+      done.ok(2 * v + 1);
+    });
+  }
+
+  // Finishes item 0 (with its `2 v + 1`); false if it never started.
+  bool release() {
+    std::lock_guard<std::mutex> guard{mtx};
+    if (!first)
+      return false;
+    first->ok(1);
+    first.reset();
+    return true;
+  }
+
+  // Lets item 0's completion go unfinished (before the runtime stops).
+  void drop() {
+    std::lock_guard<std::mutex> guard{mtx};
+    first.reset();
+  }
+};
+
 struct checker {
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> bad{0};
@@ -104,23 +138,11 @@ TEST_CASE("a full spill file holds admission until output drains it",
   auto s = spill_settings(dir);
   s.overflow = kl::overflow_policy::reject;
   s.spill_max_bytes = 1500; // a few dozen records
-  // Item 0 waits for the test: everything behind it is held back.
-  std::mutex mtx;
-  std::shared_ptr<kl::completion<int>> first;
-  auto make = from_fn<int, int>([&](auto&, int& v, kl::completion<int> done) {
-    if (v == 0) {
-      std::lock_guard<std::mutex> guard{mtx};
-      first = std::make_shared<kl::completion<int>>(std::move(done));
-      return;
-    }
-    done.ok(2 * v + 1);
-  });
-  auto rt = start<int_rt>(s, make, [&](int_rt::event_type& ev) { out(ev); });
+  held_first held;
+  auto rt = start<int_rt>(s, held.factory(),
+                          [&](int_rt::event_type& ev) { out(ev); });
   rt->set_log_writer(log.writer());
-  at_exit drop{[&] {
-    std::lock_guard<std::mutex> guard{mtx};
-    first.reset();
-  }};
+  at_exit drop{[&] { held.drop(); }};
   // Far more rows than fill the file (a record is ~70 bytes); admission
   // may close before all are in.
   int next = 0;
@@ -134,12 +156,7 @@ TEST_CASE("a full spill file holds admission until output drains it",
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.code() == kl::errc::window_full);
   CHECK(!log.wait_for("(sink.spill_max_bytes): admission waits").empty());
-  {
-    std::lock_guard<std::mutex> guard{mtx};
-    REQUIRE(first);
-    first->ok(1);
-    first.reset();
-  }
+  REQUIRE(held.release());
   // Output drains the file, and admission opens again.
   auto held_at = next;
   REQUIRE(eventually([&] { return rt->submit(kl::key{uint64_t(next)}, next).ok(); }));
@@ -209,18 +226,10 @@ TEST_CASE("a spill record that cannot be read back is reported lost, not "
           "[spill]") {
   temp_dir dir;
   auto s = spill_settings(dir);
-  std::mutex mtx;
-  std::shared_ptr<kl::completion<int>> first;
-  auto make = from_fn<int, int>([&](auto&, int& v, kl::completion<int> done) {
-    if (v == 0) {
-      std::lock_guard<std::mutex> guard{mtx};
-      first = std::make_shared<kl::completion<int>>(std::move(done));
-      return;
-    }
-    done.ok(v);
-  });
+  held_first held;
   std::atomic<uint64_t> outputs{0};
-  auto rt = start<int_rt>(s, make, [&](int_rt::event_type&) { ++outputs; });
+  auto rt = start<int_rt>(s, held.factory(),
+                          [&](int_rt::event_type&) { ++outputs; });
   log_capture::lines log;
   rt->set_log_writer(log.writer());
   for (int i = 0; i < 100; ++i)
@@ -234,11 +243,7 @@ TEST_CASE("a spill record that cannot be read back is reported lost, not "
   // The disk loses the file's contents under the runtime.
   for (auto& f : fs::directory_iterator{dir.path})
     fs::resize_file(f.path(), 0);
-  {
-    std::lock_guard<std::mutex> guard{mtx};
-    REQUIRE(first);
-    first->ok(0);
-  }
+  REQUIRE(held.release());
   CHECK_FALSE(rt->drain(30s));
   auto st = rt->stats();
   CHECK(st.delivered == 100 - spilled);
