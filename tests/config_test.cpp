@@ -74,6 +74,7 @@ void require_equal(const settings& a, const settings& b) {
   CHECK(a.scheduler == b.scheduler);
   CHECK(a.threads == b.threads);
   CHECK(a.max_throughput == b.max_throughput);
+  CHECK(a.shards == b.shards);
   CHECK(a.max_attempts == b.max_attempts);
   CHECK(a.initial_backoff_ms == b.initial_backoff_ms);
   CHECK(a.backoff_multiplier == b.backoff_multiplier);
@@ -135,6 +136,7 @@ TEST_CASE("every scheduler, log and handler key is read", "[config]") {
 policy = "stealing"
 threads = 1024
 max_throughput = 7
+shards = 5
 
 [log]
 level = "debug"
@@ -151,6 +153,7 @@ table = "accounts"
   CHECK(s.scheduler == scheduler_policy::stealing);
   CHECK(s.threads == 1024);
   CHECK(s.max_throughput == 7);
+  CHECK(s.shards == 5);
   CHECK(s.log == log_level::debug);
   CHECK(s.handler == "ledger");
   std::map<std::string, param_value> want{{"db_min_ms", int64_t{1}},
@@ -350,7 +353,7 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
      "lane_linger_ms)"},
     {"[scheduler]\nthread = 5\n",
      "t.toml:2: unknown key scheduler.thread (known keys: policy, threads, "
-     "max_throughput)"},
+     "max_throughput, shards)"},
     {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
      "t.toml:3: unknown key log.file (known keys: level, stall_ms)"},
     {"[runtime]\n\n[output]\nwindow = 4\n",
@@ -480,6 +483,7 @@ TEST_CASE("to_toml renders settings that parse back to equal values",
     s.scheduler = scheduler_policy::stealing;
     s.threads = 1024;
     s.max_throughput = 9223372036854775807u;
+    s.shards = 1024;
     s.max_attempts = 7;
     s.initial_backoff_ms = 0;
     s.backoff_multiplier = 1.25;

@@ -6,6 +6,7 @@
 #include "keylane/detail/completion_core.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/shard.hpp"
 
 namespace keylane {
 
@@ -18,7 +19,7 @@ void handler_base::on_retire(const key&) {
 }
 
 void handler_base::run_later(caf::timespan delay, std::function<void()> fn) {
-  static_cast<detail::lane*>(self_)->schedule(delay, std::move(fn));
+  lane_->schedule(delay, std::move(fn));
 }
 
 } // namespace keylane
@@ -27,6 +28,8 @@ namespace keylane::detail {
 
 completion_core::completion_core(completion_core&& other) noexcept
   : owner_(other.owner_),
+    lane_id_(other.lane_id_),
+    host_(other.host_),
     token_(other.token_),
     slot_(other.slot_),
     handle_(std::move(other.handle_)) {
@@ -39,6 +42,8 @@ completion_core& completion_core::operator=(completion_core&& other) noexcept {
     if (owner_)
       finish(outcome::failed, "dropped completion (overwritten)", nullptr);
     owner_ = other.owner_;
+    lane_id_ = other.lane_id_;
+    host_ = other.host_;
     token_ = other.token_;
     slot_ = other.slot_;
     handle_ = std::move(other.handle_);
@@ -57,14 +62,14 @@ completion_core::~completion_core() {
 }
 
 void completion_core::pin() {
-  // Moves happen inside the handler's call (on the lane's thread), when the
-  // handler stores the completion for later: take a strong reference then.
+  // The first move happens inside the handler's call (on the shard's
+  // thread), while the shard surely lives: take a strong reference then.
   if (owner_ && !handle_)
-    handle_ = caf::actor_cast<caf::actor>(owner_);
+    handle_ = caf::actor_cast<caf::actor>(host_);
 }
 
 bool completion_core::synchronous() const noexcept {
-  return owner_ != nullptr && owner_->in_sync_call_of(token_);
+  return owner_ != nullptr && lane::in_sync_call_of(lane_id_, token_);
 }
 
 void completion_core::finish(outcome status, std::string error,
@@ -73,13 +78,14 @@ void completion_core::finish(outcome status, std::string error,
   if (!owner)
     return;
   owner_ = nullptr;
-  if (owner->in_sync_call()) {
+  if (lane::in_sync_call(lane_id_)) {
+    // Its lane is the one running on this thread, so it is alive.
     owner->finish_sync(token_, status, std::move(error), permanent);
     handle_ = nullptr;
     return;
   }
-  auto dest = handle_ ? std::move(handle_) : caf::actor_cast<caf::actor>(owner);
-  caf::anon_send(dest, complete_atom::value, token_,
+  auto dest = handle_ ? std::move(handle_) : caf::actor_cast<caf::actor>(host_);
+  caf::anon_send(dest, complete_atom::value, lane_id_, token_,
                  static_cast<uint8_t>(status), permanent, std::move(error),
                  std::move(box));
 }

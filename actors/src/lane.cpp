@@ -1,28 +1,96 @@
 #include "keylane/detail/lane.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 
 #include <caf/all.hpp>
 
 #include "keylane/detail/engine.hpp"
+#include "keylane/detail/shard.hpp"
 
 namespace keylane::detail {
 
-lane::lane(caf::actor_config& cfg, std::shared_ptr<args> a)
-  : caf::event_based_actor(cfg),
-    eng_(a->eng),
-    supervisor_(std::move(a->supervisor)),
-    sink_(std::move(a->sink)),
-    cfg_(a->cfg),
-    batch_limit_(std::max<size_t>(1, a->cfg->lane_batch)),
-    rng_(a->k.hash() ^ reinterpret_cast<uintptr_t>(this)) {
-  eng_->actor_started();
-  out_ = std::make_shared<event_batch>(eng_, "completed");
-  bind(*a);
+namespace {
+
+// The handler call running on this thread, if any: a completion compares
+// against it before it touches its lane, which may be gone.
+struct invocation {
+  lane* owner = nullptr;
+  uint64_t id = 0;
+  uint64_t token = 0;
+};
+
+thread_local invocation current_call;
+
+} // namespace
+
+lane::lane(shard* host, engine* eng, args& a)
+  : host_(host),
+    eng_(eng),
+    id_(a.id),
+    key_(std::move(a.k)),
+    handler_(std::move(a.handler)),
+    broken_(std::move(a.handler_error)),
+    cfg_(a.cfg),
+    batch_limit_(std::max<size_t>(1, a.cfg->lane_batch)),
+    rng_(key_.hash() ^ a.id) {
+  if (a.first)
+    take(std::move(a.first));
 }
 
 lane::~lane() = default;
+
+uint64_t lane::next_id() noexcept {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+bool lane::in_sync_call_of(uint64_t id, uint64_t token) noexcept {
+  auto& c = current_call;
+  return c.owner != nullptr && c.id == id && c.token == token
+         && !c.owner->sync_done_;
+}
+
+bool lane::in_sync_call(uint64_t id) noexcept {
+  return current_call.owner != nullptr && current_call.id == id;
+}
+
+template <class F>
+void lane::call_handler(bool invocation_call, F&& f) {
+  // Marks an `on_event` call for completions (see in_sync_call_of; anywhere
+  // else a completion goes by message) and notes the CAF requests the
+  // handler makes, whose answers must not outlive it.
+  struct scope {
+    lane* self;
+    invocation saved;
+    uint64_t mark;
+    ~scope() {
+      current_call = saved;
+      auto now = self->host_->request_mark();
+      if (now != mark)
+        self->note_requests(mark + 1, now);
+    }
+  } guard{this, current_call, host_->request_mark()};
+  current_call = invocation_call ? invocation{this, id_, token_}
+                                 : invocation{};
+  f();
+}
+
+void lane::note_requests(uint64_t first, uint64_t last) {
+  auto& rs = requests_;
+  if (!rs.empty() && rs.back().second + 1 == first) {
+    rs.back().second = last; // no other lane asked in between
+    return;
+  }
+  rs.emplace_back(first, last);
+  // A long-lived lane asks often: keep only ranges still awaiting answers
+  // (doubling the threshold keeps this amortised O(1) per range).
+  if (rs.size() >= prune_at_) {
+    host_->keep_unanswered(rs);
+    prune_at_ = std::max<size_t>(64, 2 * rs.size());
+  }
+}
 
 const settings& lane::policy() {
   auto gen = eng_->live_generation();
@@ -33,24 +101,13 @@ const settings& lane::policy() {
   return *cfg_;
 }
 
-void lane::bind(args& a) {
-  key_ = std::move(a.k);
-  activation_ = a.activation;
-  handler_ = std::move(a.handler);
-  broken_ = std::move(a.handler_error);
-  parking_ = false;
-  idle_reported_ = false;
-  finished_ = 0;
-  if (a.first)
-    take(std::move(a.first));
-}
-
 void lane::activate() {
   if (handler_) {
-    handler_->self_ = this;
+    handler_->self_ = host_;
+    handler_->lane_ = this;
     handler_->key_ = &key_;
     try {
-      handler_->on_activate(key_);
+      call_handler(false, [this] { handler_->on_activate(key_); });
     } catch (const std::exception& e) {
       broken_ = std::string{"on_activate threw: "} + e.what();
     } catch (...) {
@@ -59,89 +116,25 @@ void lane::activate() {
   } else if (broken_.empty()) {
     broken_ = "no handler";
   }
+  run();
 }
 
-void lane::retire(bool keep) {
+void lane::retire() {
   if (handler_) {
     try {
-      handler_->on_retire(key_);
+      call_handler(false, [this] { handler_->on_retire(key_); });
     } catch (...) {
       // State could not be flushed; the events themselves are done.
     }
   }
   // The handler dies before the slot is handed on, so live handler
-  // instances never exceed the cap either.
+  // instances never exceed the cap either; answers to requests it left
+  // open find no handler to run.
   handler_.reset();
   timers_.clear();
-  // A response handler its handler left pending would run for the next
-  // key: such a lane is not reused.
-  keep = keep && awaited_responses_.empty() && multiplexed_responses_.empty();
-  send(supervisor_, retired_atom::value, key_, keep);
-  if (!keep)
-    quit();
-}
-
-caf::behavior lane::make_behavior() {
-  activate();
-  run();
-  return {
-    [this](events_atom, batch_ptr& b) {
-      take(std::move(b));
-      run();
-    },
-    [this](complete_atom, uint64_t token, uint8_t status, bool permanent,
-           std::string& error, result_box_ptr& box) {
-      if (!awaiting_ || token != token_ || !current_)
-        return; // late (timed out), duplicate, or of an earlier attempt
-      if (box)
-        box->apply(handler_->result_slot(*current_));
-      settle(static_cast<outcome>(status), std::move(error), permanent);
-      run();
-    },
-    [this](timeout_atom, uint64_t token) {
-      if (!awaiting_ || token != token_ || !current_)
-        return;
-      ++token_; // its completion, should it come, is now stale
-      settle(outcome::failed,
-             "attempt timed out after "
-               + std::to_string(policy().attempt_timeout_ms) + " ms",
-             false);
-      run();
-    },
-    [this](retry_atom, uint64_t token) {
-      if (!awaiting_ || token != token_ || !current_)
-        return;
-      awaiting_ = false;
-      backing_off_ = false;
-      invoke_current();
-      run();
-    },
-    [this](resume_atom) {
-      resume_pending_ = false;
-      run();
-    },
-    [this](timer_atom, uint64_t id) {
-      auto i = timers_.find(id);
-      if (i == timers_.end())
-        return;
-      auto fn = std::move(i->second);
-      timers_.erase(i);
-      try {
-        fn();
-      } catch (...) {
-        // A throwing timer callback must not kill the lane; the event it
-        // belonged to fails when its completion is dropped.
-      }
-      run();
-    },
-    [this](retire_atom, bool keep) { retire(keep); },
-    [this](locate_atom, uint64_t seq) { locate(seq); },
-    [this](bind_atom, args_ptr& a) {
-      bind(*a);
-      activate();
-      run();
-    },
-  };
+  if (!requests_.empty())
+    host_->drop_responses(requests_);
+  requests_.clear();
 }
 
 void lane::take(batch_ptr b) {
@@ -162,27 +155,20 @@ void lane::run() {
   size_t budget = batch_limit_;
   while (!awaiting_ && !queue_.empty()) {
     if (budget-- == 0) {
-      // Yield the worker thread so other lanes (and our own completions)
-      // get a turn; a hot key must not starve the rest.
-      if (!resume_pending_) {
-        resume_pending_ = true;
-        send(this, resume_atom::value);
-      }
+      // Other lanes of the shard (and our own completions) get a turn: a
+      // hot key must not starve the rest.
+      host_->want_turn(id_);
       break;
     }
     current_ = std::move(queue_.front());
     queue_.pop_front();
     invoke_current();
   }
-  bool dry = !awaiting_ && queue_.empty();
-  if (dry && !idle_reported_ && !out_->items.empty()) {
-    // The sink passes it on with others: no message of its own.
-    out_->idle = idle_notice{key_, activation_, finished_};
-    idle_reported_ = true;
-  }
   flush();
-  if (dry)
-    report_idle();
+  if (!awaiting_ && queue_.empty() && !idle_reported_) {
+    idle_reported_ = true;
+    host_->idle(idle_notice{key_, id_, finished_});
+  }
 }
 
 void lane::invoke_current() {
@@ -200,17 +186,18 @@ void lane::invoke_current() {
   sync_status_ = outcome::pending;
   sync_permanent_ = false;
   sync_error_.clear();
-  sync_thread_.store(std::this_thread::get_id(), std::memory_order_relaxed);
   std::string thrown;
   try {
-    handler_->invoke(*current_, completion_core{this, token_,
-                                                handler_->result_slot(*current_)});
+    call_handler(true, [this] {
+      handler_->invoke(*current_,
+                       completion_core{this, id_, host_, token_,
+                                       handler_->result_slot(*current_)});
+    });
   } catch (const std::exception& e) {
     thrown = std::string{"handler threw: "} + e.what();
   } catch (...) {
     thrown = "handler threw a non-standard exception";
   }
-  sync_thread_.store(std::thread::id{}, std::memory_order_relaxed);
   if (!thrown.empty()) {
     // A completion finished before the throw keeps its outcome; one dropped
     // by the unwinding reports the exception instead.
@@ -223,9 +210,54 @@ void lane::invoke_current() {
   } else {
     awaiting_ = true;
     if (auto ms = policy().attempt_timeout_ms; ms > 0)
-      delayed_send(this, std::chrono::milliseconds(ms),
-                   timeout_atom::value, token_);
+      host_->delayed_send(host_, std::chrono::milliseconds(ms),
+                          timeout_atom::value, id_, token_);
   }
+}
+
+void lane::on_complete(uint64_t token, outcome status, bool permanent,
+                       std::string error, result_box_ptr box) {
+  if (!awaiting_ || token != token_ || !current_)
+    return; // late (timed out), duplicate, or of an earlier attempt
+  if (box)
+    box->apply(handler_->result_slot(*current_));
+  settle(status, std::move(error), permanent);
+  run();
+}
+
+void lane::on_timeout(uint64_t token) {
+  if (!awaiting_ || token != token_ || !current_)
+    return;
+  ++token_; // its completion, should it come, is now stale
+  settle(outcome::failed,
+         "attempt timed out after "
+           + std::to_string(policy().attempt_timeout_ms) + " ms",
+         false);
+  run();
+}
+
+void lane::on_retry(uint64_t token) {
+  if (!awaiting_ || token != token_ || !current_)
+    return;
+  awaiting_ = false;
+  backing_off_ = false;
+  invoke_current();
+  run();
+}
+
+void lane::on_timer(uint64_t timer) {
+  auto i = timers_.find(timer);
+  if (i == timers_.end())
+    return;
+  auto fn = std::move(i->second);
+  timers_.erase(i);
+  try {
+    call_handler(false, fn);
+  } catch (...) {
+    // A throwing timer callback must not stop the shard; the event it
+    // belonged to fails when its completion is dropped.
+  }
+  run();
 }
 
 void lane::settle(outcome status, std::string error, bool permanent) {
@@ -247,7 +279,7 @@ void lane::settle(outcome status, std::string error, bool permanent) {
   backing_off_ = true;
   ++token_; // a late completion of the failed attempt is now stale
   auto delay = backoff_delay(pol, current_->attempts, rng_());
-  delayed_send(this, delay, retry_atom::value, token_);
+  host_->delayed_send(host_, delay, retry_atom::value, id_, token_);
 }
 
 void lane::finish_sync(uint64_t token, outcome status, std::string error,
@@ -267,7 +299,7 @@ void lane::finish_current(outcome status, std::string error) {
   current_->error = status == outcome::failed ? std::move(error) : std::string{};
   current_->status = status;
   ++finished_;
-  out_->items.push_back(std::move(current_));
+  out_.push_back(std::move(current_));
 }
 
 void lane::start_parking(std::string reason) {
@@ -284,7 +316,7 @@ void lane::start_parking(std::string reason) {
   queue_.clear();
   park(evs);
   parking_ = true;
-  send(supervisor_, parked_atom::value, key_);
+  host_->parked(key_);
 }
 
 void lane::park(std::vector<event_ptr>& evs) {
@@ -293,7 +325,7 @@ void lane::park(std::vector<event_ptr>& evs) {
   eng_->park(evs.data(), evs.size());
   for (auto& ev : evs) {
     ++finished_;
-    out_->items.push_back(std::move(ev));
+    out_.push_back(std::move(ev));
   }
 }
 
@@ -303,43 +335,30 @@ void lane::flush() {
     eng_->unpark_through(key_, unpark_through_);
     unpark_through_ = 0;
   }
-  if (out_->items.empty())
+  if (out_.empty())
     return;
-  eng_->release_backlog(key_, out_->items.size());
-  auto next = std::make_shared<event_batch>(eng_, "completed");
-  send(sink_, events_atom::value, std::move(out_));
-  out_ = std::move(next);
-}
-
-void lane::report_idle() {
-  if (idle_reported_)
-    return;
-  idle_reported_ = true;
-  send(supervisor_, idle_atom::value, key_, activation_, finished_);
+  eng_->release_backlog(key_, out_.size());
+  host_->emit(out_);
 }
 
 void lane::schedule(caf::timespan delay, std::function<void()> fn) {
   auto id = ++next_timer_;
   timers_.emplace(id, std::move(fn));
-  delayed_send(this, delay, timer_atom::value, id);
+  host_->delayed_send(host_, delay, timer_atom::value, id_, id);
 }
 
-void lane::on_exit() {
+void lane::abandon() {
   if (current_)
     eng_->abandon(std::move(current_), "running");
   for (auto& ev : queue_)
     eng_->abandon(std::move(ev), "queued");
   queue_.clear();
-  if (out_)
-    for (auto& ev : out_->items)
-      eng_->abandon(std::move(ev), "completed");
-  out_.reset();
+  for (auto& ev : out_)
+    eng_->abandon(std::move(ev), "completed");
+  out_.clear();
   timers_.clear();
-  // The handler may hold completions that pin this actor: break the cycle.
+  // The handler may hold completions that pin the shard: break the cycle.
   handler_.reset();
-  supervisor_ = nullptr;
-  sink_ = nullptr;
-  eng_->actor_stopped();
 }
 
 } // namespace keylane::detail

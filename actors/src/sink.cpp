@@ -35,7 +35,6 @@ sink::sink(caf::actor_config& cfg, engine* eng)
 caf::behavior sink::make_behavior() {
   return {
     [this](events_atom, batch_ptr& b) { take(*b); },
-    [this](notices_atom) { pass_notices(); },
     [this](reload_atom, settings_ptr& live) {
       stall_ms_ = live->stall_ms;
       memory_window_ = live->window;
@@ -43,10 +42,7 @@ caf::behavior sink::make_behavior() {
       watch();
     },
     [this](window_atom) { on_window_tick(); },
-    [this](supervisor_atom, caf::actor& sup) {
-      supervisor_ = std::move(sup);
-      pass_notices();
-    },
+    [this](supervisor_atom, caf::actor& sup) { supervisor_ = std::move(sup); },
     [this](stall_atom) { check_stall(); },
     [this](located_atom, uint64_t seq, const key& k, const std::string& where,
            int64_t submitted_ns) { on_located(seq, k, where, submitted_ns); },
@@ -54,16 +50,6 @@ caf::behavior sink::make_behavior() {
 }
 
 void sink::take(event_batch& b) {
-  if (b.idle) {
-    if (!notices_) {
-      notices_ = std::make_shared<std::vector<idle_notice>>();
-      // Queued behind the batches already in the mailbox: their notices
-      // go to the supervisor in the same message.
-      send(this, notices_atom::value);
-    }
-    notices_->push_back(std::move(*b.idle));
-    b.idle.reset();
-  }
   if (auto_window_)
     measure(b);
   for (auto& ev : b.items) {
@@ -136,15 +122,6 @@ void sink::release_ready() {
     eng_->counters().awaited_since_ns.store(now_ns(),
                                             std::memory_order_relaxed);
   }
-}
-
-void sink::pass_notices() {
-  // The supervisor's handle is the first message it sends here, before it
-  // starts any lane; should it be missing, keep them for the next round.
-  if (!notices_ || !supervisor_)
-    return;
-  send(supervisor_, idle_atom::value, std::move(notices_));
-  notices_ = nullptr;
 }
 
 void sink::publish() {

@@ -1,7 +1,7 @@
 // Where an event is and what holds it, for the sink's stall log. The sink
 // asks the supervisor, which answers for events it holds (waiting for a
-// slot, being parked) and asks every live lane; the lane holding the event
-// answers the sink itself. Runs only when output has stalled, so the scans
+// slot, being parked) and asks every shard; the lane holding the event
+// answers the sink itself, through its shard. Runs only when output has stalled, so the scans
 // cost nothing on the per-event path.
 
 #include <string>
@@ -11,6 +11,7 @@
 #include "keylane/detail/engine.hpp"
 #include "keylane/detail/seconds_text.hpp"
 #include "keylane/detail/lane.hpp"
+#include "keylane/detail/shard.hpp"
 #include "keylane/detail/supervisor.hpp"
 
 namespace keylane::detail {
@@ -39,8 +40,7 @@ std::string lane::doing() {
 
 void lane::locate(uint64_t seq) {
   auto answer = [&](const event_base& ev, std::string where) {
-    send(sink_, located_atom::value, seq, key_, std::move(where),
-         since_epoch_ns(ev.submitted));
+    host_->located(seq, key_, std::move(where), since_epoch_ns(ev.submitted));
   };
   if (current_ && current_->seq == seq) {
     answer(*current_, "its lane is " + doing());
@@ -53,11 +53,12 @@ void lane::locate(uint64_t seq) {
                     + ", which is " + doing());
       return;
     }
-  for (auto& ev : out_->items)
-    if (ev->seq == seq) {
-      answer(*ev, "it finished and is on its way to the output");
-      return;
-    }
+  for (auto* evs : {&out_, &host_->outgoing()->items})
+    for (auto& ev : *evs)
+      if (ev->seq == seq && ev->k == key_) {
+        answer(*ev, "it finished and is on its way to the output");
+        return;
+      }
 }
 
 void supervisor::locate(uint64_t seq) {
@@ -94,9 +95,8 @@ void supervisor::locate(uint64_t seq) {
       }
   }
   // Not here: the lane holding it answers, if it is in a lane at all.
-  for (auto& [k, e] : keys_)
-    if (e.lane)
-      send(e.lane, locate_atom::value, seq);
+  for (auto& s : shards_)
+    send(s, locate_atom::value, seq);
 }
 
 } // namespace keylane::detail

@@ -21,10 +21,6 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
     live_(eng->live()),
     cap_(live_->max_active_keys),
     ingress_batch_(eng->config().ingress_batch),
-    // Every retired lane can wait for the next key: spawning a lane and
-    // ending one (CAF cancels its timeouts through the clock thread) cost
-    // more than the rest of an activation. Trimmed when the runtime idles.
-    pool_limit_(cap_),
     linger_(eng->config().lane_linger_ms) {
   eng_->actor_started();
   buf_.resize(256);
@@ -33,28 +29,67 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
 }
 
 caf::behavior supervisor::make_behavior() {
-  send(sink_, supervisor_atom::value, caf::actor_cast<caf::actor>(this));
+  auto self = caf::actor_cast<caf::actor>(this);
+  send(sink_, supervisor_atom::value, self);
+  auto n = eng_->shard_count();
+  for (size_t i = 0; i < n; ++i)
+    shards_.push_back(spawn<shard>(eng_, self, sink_));
+  shard_lanes_.assign(n, 0);
+  outbox_.resize(n);
+  // Every handler ends with `post`: what it told the shards goes out as one
+  // message per shard.
   return {
-    [this](drain_atom) { drain(); },
-    [this](idle_atom, const key& k, uint64_t activation, uint64_t finished) {
-      on_idle(k, activation, finished);
+    [this](drain_atom) {
+      drain();
+      post();
     },
-    [this](idle_atom, idle_notices& ns) {
-      for (auto& n : *ns)
-        on_idle(n.k, n.activation, n.finished);
+    [this](idle_atom, shard_report_ptr& r) {
+      on_report(*r);
+      post();
     },
-    [this](retired_atom, const key& k, bool kept) { on_retired(k, kept); },
     [this](parked_atom, const key& k) { parked_.insert(k); },
-    [this](linger_atom) { on_linger_timer(); },
-    [this](reload_atom, settings_ptr& live) { reconfigure(std::move(live)); },
+    [this](linger_atom) {
+      on_linger_timer();
+      post();
+    },
+    [this](reload_atom, settings_ptr& live) {
+      reconfigure(std::move(live));
+      post();
+    },
     [this](locate_atom, uint64_t seq) { locate(seq); },
     [this](replay_atom, const key& k, op_reply& reply) {
       operate(true, k, std::move(reply));
+      post();
     },
     [this](discard_atom, const key& k, op_reply& reply) {
       operate(false, k, std::move(reply));
+      post();
     },
   };
+}
+
+shard_op& supervisor::op_for(uint32_t shard, shard_op::kind what,
+                             uint64_t lane) {
+  auto& w = outbox_[shard];
+  if (!w)
+    w = std::make_shared<shard_work>();
+  auto& op = w->ops.emplace_back();
+  op.what = what;
+  op.lane = lane;
+  return op;
+}
+
+void supervisor::post() {
+  for (size_t i = 0; i < outbox_.size(); ++i)
+    if (outbox_[i])
+      send(shards_[i], events_atom::value, std::move(outbox_[i]));
+}
+
+void supervisor::on_report(shard_report& r) {
+  for (auto& n : r.idle)
+    on_idle(n.k, n.lane, n.finished);
+  for (auto& k : r.retired)
+    on_retired(k);
 }
 
 void supervisor::drain() {
@@ -126,17 +161,15 @@ void supervisor::flush_touched() {
       start_lane(*k, *e);
     } else {
       e->forwarded += e->pending->items.size();
-      send(e->lane, events_atom::value, std::move(e->pending));
+      op_for(e->shard, shard_op::kind::events, e->lane).events =
+        std::move(e->pending);
     }
   }
   touched_.clear();
 }
 
 void supervisor::start_lane(const key& k, entry& e) {
-  auto a = std::make_shared<lane::args>();
-  a->eng = eng_;
-  a->supervisor = caf::actor_cast<caf::actor>(this);
-  a->sink = sink_;
+  auto a = std::make_unique<lane::args>();
   a->k = k;
   try {
     a->handler = make_(params_);
@@ -150,36 +183,33 @@ void supervisor::start_lane(const key& k, entry& e) {
   e.forwarded = e.pending->items.size();
   a->first = std::move(e.pending);
   a->cfg = live_;
+  a->id = lane::next_id();
   ++active_;
   ++spawned_;
-  a->activation = spawned_;
-  e.activation = spawned_;
   if (active_ > peak_)
     peak_ = active_;
   // Published before the lane starts, so whoever sees an output of this
   // lane sees the lane counted.
   publish();
-  if (!pool_.empty()) {
-    e.lane = std::move(pool_.back());
-    pool_.pop_back();
-    send(e.lane, bind_atom::value, std::move(a));
-  } else {
-    // Not linked: CAF keeps links in a list, so unlinking each retiring
-    // lane would cost O(live lanes). `on_exit` ends the lanes instead.
-    e.lane = spawn<lane>(std::move(a));
-  }
+  // The shard with the fewest lanes: a key's activations may land on
+  // different shards, never two at once (the next starts after the
+  // previous one retired).
+  auto least = std::min_element(shard_lanes_.begin(), shard_lanes_.end());
+  e.shard = static_cast<uint32_t>(least - shard_lanes_.begin());
+  ++*least;
+  e.lane = a->id;
+  op_for(e.shard, shard_op::kind::start, e.lane).start = std::move(a);
   e.st = state::running;
 }
 
-void supervisor::on_idle(const key& k, uint64_t activation,
-                         uint64_t finished) {
+void supervisor::on_idle(const key& k, uint64_t lane, uint64_t finished) {
   auto i = keys_.find(k);
   if (i == keys_.end())
     return;
   auto& e = i->second;
   // A notice of an earlier activation of the key (notices may come late,
   // through the sink) says nothing about the current lane.
-  if (e.st != state::running || !e.lane || e.activation != activation)
+  if (e.st != state::running || e.lane != lane)
     return;
   // Events sent but not yet seen by the lane: it will wake up for them.
   if (e.forwarded != finished || (e.pending && !e.pending->items.empty()))
@@ -199,11 +229,8 @@ void supervisor::on_idle(const key& k, uint64_t activation,
 void supervisor::retire_lane(entry& e) {
   e.lingering = false;
   e.st = state::retiring;
-  e.pool_slot = pool_.size() + reserved_ < pool_limit_;
-  if (e.pool_slot)
-    ++reserved_;
   ++retiring_;
-  send(e.lane, retire_atom::value, e.pool_slot);
+  op_for(e.shard, shard_op::kind::retire, e.lane);
 }
 
 void supervisor::reclaim() {
@@ -249,7 +276,7 @@ void supervisor::on_linger_timer() {
   publish();
 }
 
-void supervisor::on_retired(const key& k, bool kept) {
+void supervisor::on_retired(const key& k) {
   auto i = keys_.find(k);
   if (i == keys_.end())
     return;
@@ -257,13 +284,8 @@ void supervisor::on_retired(const key& k, bool kept) {
   --active_;
   ++retired_;
   --retiring_;
-  if (e.pool_slot) {
-    e.pool_slot = false;
-    --reserved_;
-    if (kept)
-      pool_.push_back(std::move(e.lane));
-  }
-  e.lane = nullptr;
+  --shard_lanes_[e.shard];
+  e.lane = 0;
   e.forwarded = 0;
   if (parked_.count(k) != 0) {
     // Its lane parked; what came meanwhile is parked behind, here.
@@ -287,18 +309,7 @@ void supervisor::on_retired(const key& k, bool kept) {
     keys_.erase(i);
   }
   admit();
-  if (active_ == 0 && waiting_.empty())
-    trim_pool(); // idle: give the memory of most pooled lanes back
   publish();
-}
-
-void supervisor::trim_pool() {
-  // Only lanes in the pool: a lane told to stay that has not reported back
-  // is trimmed when it arrives, at the next idle moment.
-  while (pool_.size() > pool_idle_limit) {
-    caf::anon_send_exit(pool_.back(), caf::exit_reason::user_shutdown);
-    pool_.pop_back();
-  }
 }
 
 void supervisor::admit() {
@@ -317,11 +328,6 @@ void supervisor::reconfigure(settings_ptr live) {
   cap_ = live_->max_active_keys;
   // Lanes above a lowered cap are not killed: lingering ones retire now,
   // running ones when they run dry, and no key starts until below the cap.
-  pool_limit_ = cap_;
-  while (!pool_.empty() && pool_.size() + reserved_ > pool_limit_) {
-    caf::anon_send_exit(pool_.back(), caf::exit_reason::user_shutdown);
-    pool_.pop_back();
-  }
   admit(); // and reclaim
   publish();
 }
@@ -337,16 +343,16 @@ void supervisor::publish() {
 }
 
 void supervisor::on_exit() {
-  for (auto& [k, e] : keys_) {
-    if (e.lane)
-      caf::anon_send_exit(e.lane, caf::exit_reason::user_shutdown);
+  // Work not yet posted holds events: its batches hand them to the engine
+  // as they die.
+  outbox_.clear();
+  for (auto& s : shards_)
+    caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
+  shards_.clear();
+  for (auto& [k, e] : keys_)
     if (e.pending)
       for (auto& ev : e.pending->items)
         eng_->abandon(std::move(ev), "queued");
-  }
-  for (auto& l : pool_)
-    caf::anon_send_exit(l, caf::exit_reason::user_shutdown);
-  pool_.clear();
   for (auto& ev : to_park_)
     eng_->abandon(std::move(ev), "queued");
   to_park_.clear();

@@ -87,6 +87,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
                                ? caf::atom("sharing")
                                : caf::atom("stealing"));
   sc.set("scheduler.max-threads", threads);
+  eng->shard_count_ = c.shards != 0 ? c.shards : threads;
   sc.set("scheduler.max-throughput", c.max_throughput);
   sc.set("logger.verbosity", caf::atom("quiet"));
   try {

@@ -38,14 +38,20 @@ public:
   virtual void* result_slot(detail::event_base& ev) noexcept = 0;
 
 protected:
-  /// The lane actor this handler runs in: use it to message other actors
-  /// (`self()->request(db, timeout, ...).then(...)`) or to set timers
-  /// (`self()->delayed_send(...)`). Valid from `on_activate` on.
+  /// The shard actor this handler's lane runs in: use it to message other
+  /// actors (`self()->request(db, timeout, ...).then(...)`). Valid from
+  /// `on_activate` on. The shard hosts other keys' lanes too: never block
+  /// its thread, and prefer `run_later` to timers of your own. Response
+  /// handlers of requests made inside `on_activate`, `on_event` or a
+  /// `run_later` callback are dropped when the lane retires; a request made
+  /// inside a response handler is not tracked, so finish such chains before
+  /// completing the event.
   [[nodiscard]] caf::event_based_actor* self() const noexcept { return self_; }
 
   /// Runs `fn` on this handler's lane after `delay`, without holding a
   /// thread meanwhile (a simulated I/O wait, a backoff). Dropped if the lane
-  /// is stopped first; a lane with a pending completion never retires.
+  /// retires or stops first; a lane with a pending completion never
+  /// retires.
   void run_later(caf::timespan delay, std::function<void()> fn);
 
   /// The key this handler instance serves.
@@ -56,13 +62,14 @@ private:
   template <class A, class B>
   friend class detail::stage_adapter;
   caf::event_based_actor* self_ = nullptr;
+  detail::lane* lane_ = nullptr;
   const key* key_ = nullptr;
 };
 
 /// Base class of user handlers. One instance serves one key for as long
 /// as the key's lane lives, so members can hold per-key state. Calls of
 /// `on_activate`, `on_event` and `on_retire` never overlap, run on the
-/// lane's actor, and `on_event` sees the key's events one at a time in
+/// lane's shard actor, and `on_event` sees the key's events one at a time in
 /// submission order: the next starts only after the previous completion
 /// finished.
 template <class Payload, class Result>

@@ -182,6 +182,11 @@ struct settings {
   /// Messages an actor handles before yielding its thread.
   size_t max_throughput = 300;
 
+  /// Shard actors hosting the lanes; 0 means one per worker thread. A key's
+  /// lane runs in one shard, and a handler that blocks its thread stalls
+  /// the other keys of that shard.
+  size_t shards = 0;
+
   // -- [retry] --------------------------------------------------------------
 
   /// Handler attempts per event, the first included (1: no retry).

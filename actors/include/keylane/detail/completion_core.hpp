@@ -15,12 +15,14 @@ class lane;
 /// The untyped half of a completion: which lane and which invocation it
 /// finishes. Finishing inside the handler's own call (on the lane's thread)
 /// writes straight into the event; anywhere else it becomes a message to
-/// the lane, which drops it if that invocation already ended.
+/// the lane's shard, which drops it if the lane or that invocation is gone.
 class completion_core {
 public:
   completion_core() noexcept = default;
-  completion_core(lane* owner, uint64_t token, void* slot) noexcept
-    : owner_(owner), token_(token), slot_(slot) {}
+  completion_core(lane* owner, uint64_t lane_id, caf::abstract_actor* host,
+                  uint64_t token, void* slot) noexcept
+    : owner_(owner), lane_id_(lane_id), host_(host), token_(token),
+      slot_(slot) {}
   completion_core(completion_core&& other) noexcept;
   completion_core& operator=(completion_core&& other) noexcept;
   completion_core(const completion_core&) = delete;
@@ -43,10 +45,13 @@ public:
               bool permanent = false);
 
 private:
-  // Keeps the lane object alive once the completion leaves the handler's
-  // call frame, so `owner_` stays valid; the sync path needs no refcount.
+  // Keeps the shard alive once the completion leaves the handler's call
+  // frame, so a late finish can still be sent; the sync path needs no
+  // refcount. `owner_` is touched only inside its own handler call.
   void pin();
   lane* owner_ = nullptr;
+  uint64_t lane_id_ = 0;
+  caf::abstract_actor* host_ = nullptr;
   uint64_t token_ = 0;
   void* slot_ = nullptr;
   caf::actor handle_;

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <future>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -20,19 +19,15 @@ namespace keylane::detail {
 
 class engine;
 
-/// A lane that ran dry: one activation (`activation`, unique per key
-/// activation) of key `k` finished `finished` events, all it was sent up to
-/// then. The lane hands it to the sink on its last batch, and the sink
-/// passes the notices of a mailbox round to the supervisor in one message,
-/// which saves a message per dry lane on the hot path. A notice may reach
-/// the supervisor late; it checks the activation and the count.
+/// A lane that ran dry: lane `lane` (unique per key activation) of key `k`
+/// finished `finished` events, all it was sent up to then. Its shard passes
+/// the notices of a round to the supervisor in one message. A notice may
+/// reach the supervisor late; it checks the lane and the count.
 struct idle_notice {
   keylane::key k;
-  uint64_t activation = 0;
+  uint64_t lane = 0;
   uint64_t finished = 0;
 };
-
-using idle_notices = std::shared_ptr<std::vector<idle_notice>>;
 
 /// A run of events moving between actors in one message. If a batch dies
 /// with events still inside (its receiver was stopped), it reports them to
@@ -46,8 +41,6 @@ struct event_batch {
   engine* eng;
   const char* stage;
   std::vector<event_ptr> items;
-  /// Lane -> sink: after these events the lane ran dry (see idle_notice).
-  std::optional<idle_notice> idle;
 };
 
 using batch_ptr = std::shared_ptr<event_batch>;
@@ -58,30 +51,21 @@ using op_reply = std::shared_ptr<std::promise<caf::expected<uint64_t>>>;
 
 // Supervisor: events waiting in ingress.
 using drain_atom = caf::atom_constant<caf::atom("kl_drain")>;
-// Supervisor -> lane: more events; sink: finished events.
+// Supervisor -> shard: its work of a round; shard -> sink: finished events.
 using events_atom = caf::atom_constant<caf::atom("kl_events")>;
-// Lane -> supervisor: queue empty after `n` events (when it had no batch
-// for the sink to carry the notice); sink -> supervisor: idle notices.
+// Shard -> supervisor: lanes that ran dry or retired (shard_report).
 using idle_atom = caf::atom_constant<caf::atom("kl_idle")>;
-// Sink to itself: pass the idle notices gathered so far on.
-using notices_atom = caf::atom_constant<caf::atom("kl_notes")>;
-// Supervisor -> lane: nothing else is coming, retire.
-using retire_atom = caf::atom_constant<caf::atom("kl_retire")>;
-// Supervisor -> pooled lane: serve this key now.
-using bind_atom = caf::atom_constant<caf::atom("kl_bind")>;
 // Supervisor to itself: retire lanes that lingered long enough.
 using linger_atom = caf::atom_constant<caf::atom("kl_linger")>;
-// Lane -> supervisor: on_retire ran, slot is free.
-using retired_atom = caf::atom_constant<caf::atom("kl_retired")>;
-// Completion from outside the handler's call frame.
+// Completion from outside the handler's call frame, to the lane's shard.
 using complete_atom = caf::atom_constant<caf::atom("kl_done")>;
-// Lane to itself: continue after yielding the thread.
+// Shard to itself: give lanes that spent their turn another.
 using resume_atom = caf::atom_constant<caf::atom("kl_resume")>;
-// Lane to itself: a handler timer fired.
+// Shard to itself: a handler timer of a lane fired.
 using timer_atom = caf::atom_constant<caf::atom("kl_timer")>;
-// Lane to itself: a backoff ended, try the head event again.
+// Shard to itself: a lane's backoff ended, try the head event again.
 using retry_atom = caf::atom_constant<caf::atom("kl_retry")>;
-// Lane -> supervisor: the key is parked (its lane parks what it gets).
+// Shard -> supervisor: the key is parked (its lane parks what it gets).
 using parked_atom = caf::atom_constant<caf::atom("kl_parked")>;
 // Operator -> supervisor: replay a parked key.
 using replay_atom = caf::atom_constant<caf::atom("kl_replay")>;
@@ -89,9 +73,9 @@ using replay_atom = caf::atom_constant<caf::atom("kl_replay")>;
 using discard_atom = caf::atom_constant<caf::atom("kl_discard")>;
 // Engine -> supervisor, sink: the live settings changed (reload).
 using reload_atom = caf::atom_constant<caf::atom("kl_reload")>;
-// Sink -> supervisor -> lanes: where is this sequence number (stall log)?
+// Sink -> supervisor -> shards: where is this sequence number (stall log)?
 using locate_atom = caf::atom_constant<caf::atom("kl_locate")>;
-// Supervisor or lane -> sink: here it is, and what holds it.
+// Supervisor or shard -> sink: here it is, and what holds it.
 using located_atom = caf::atom_constant<caf::atom("kl_where")>;
 // Sink to itself: see whether output is stalled.
 using stall_atom = caf::atom_constant<caf::atom("kl_stall")>;
@@ -99,13 +83,12 @@ using stall_atom = caf::atom_constant<caf::atom("kl_stall")>;
 using window_atom = caf::atom_constant<caf::atom("kl_window")>;
 // Supervisor -> sink: my handle (the sink asks it to locate events).
 using supervisor_atom = caf::atom_constant<caf::atom("kl_super")>;
-// Lane to itself: an attempt ran out of time.
+// Shard to itself: a lane's attempt ran out of time.
 using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 
 } // namespace keylane::detail
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::batch_ptr)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::idle_notices)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::result_box_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::key)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::op_reply)

@@ -39,7 +39,6 @@ private:
   void take(event_batch& b);
   void release_ready();
   void publish();
-  void pass_notices();
   // Stall log (sink_stall.cpp).
   void watch();
   void check_stall();
@@ -71,8 +70,6 @@ private:
   uint64_t parked_ = 0;
   uint64_t retries_ = 0;
   std::vector<event_base*> ready_;
-  // Idle notices of lanes, for the supervisor (see idle_notice).
-  idle_notices notices_;
 
   // Stall log: the supervisor locates a stalled event; `stalled_` is the
   // sequence number a stall was declared for (none_ when output flows).

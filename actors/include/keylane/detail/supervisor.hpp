@@ -12,6 +12,7 @@
 
 #include "keylane/config.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/shard.hpp"
 #include "keylane/detail/waiting_keys.hpp"
 #include "keylane/handler_registry.hpp"
 #include "keylane/key.hpp"
@@ -49,12 +50,11 @@ private:
   enum class state : uint8_t { running, retiring, waiting };
 
   struct entry {
-    caf::actor lane;
+    uint64_t lane = 0;      // id of the current lane, 0 if none
     uint64_t forwarded = 0; // events sent to the current lane
-    uint64_t activation = 0; // of the current lane (idle notices)
+    uint32_t shard = 0;     // where the current lane lives
     state st = state::waiting;
     bool touched = false;   // pending must go out at the end of this drain
-    bool pool_slot = false; // its retiring lane may stay in the pool
     bool lingering = false; // its lane ran dry and waits for more
     uint64_t linger_gen = 0;
     std::chrono::steady_clock::time_point idle_since;
@@ -67,13 +67,15 @@ private:
   void route(event_ptr ev);
   void flush_touched();
   void start_lane(const key& k, entry& e);
-  void on_idle(const key& k, uint64_t activation, uint64_t finished);
-  void on_retired(const key& k, bool kept);
+  void on_idle(const key& k, uint64_t lane, uint64_t finished);
+  void on_retired(const key& k);
+  void on_report(shard_report& r);
+  shard_op& op_for(uint32_t shard, shard_op::kind what, uint64_t lane);
+  void post();
   void admit();
   void publish();
   void retire_lane(entry& e);
   void reclaim();
-  void trim_pool();
   void on_linger_timer();
   void arm_linger_timer();
   void write_parked();
@@ -101,14 +103,9 @@ private:
   std::vector<event_ptr> to_park_; // of parked keys without a lane
   size_t written_ = 0;             // how many of `to_park_` are stored
   uint64_t replayed_ = 0;
-  // Retired lanes kept for the next key that needs one (up to the cap, so
-  // at most twice the cap of lane actors exist); `reserved_` counts lanes
-  // told to stay that have not reported back yet. When no lane is bound and
-  // no key waits, the pool shrinks to `pool_idle_limit`.
-  static constexpr size_t pool_idle_limit = 256;
-  std::vector<caf::actor> pool_;
-  size_t reserved_ = 0;
-  size_t pool_limit_;
+  std::vector<caf::actor> shards_;
+  std::vector<size_t> shard_lanes_;    // live lanes per shard
+  std::vector<shard_work_ptr> outbox_; // per shard, sent by `post`
   // Lingering lanes, least recently idle first; an item is stale unless its
   // key's entry still lingers with the same generation.
   std::deque<std::pair<key, uint64_t>> lingering_;

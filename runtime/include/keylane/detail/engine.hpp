@@ -170,6 +170,9 @@ public:
   void hold_admission(bool hold);
 
   /// Whether the sink records the latency histogram (`metrics.latency`).
+  /// How many shard actors host the lanes (`scheduler.shards` resolved).
+  [[nodiscard]] size_t shard_count() const noexcept { return shard_count_; }
+
   [[nodiscard]] bool record_latency() const noexcept {
     return record_latency_.load(std::memory_order_relaxed);
   }
@@ -336,6 +339,7 @@ private:
   std::mutex reload_mtx_;
   alignas(64) std::atomic<size_t> window_;
   std::atomic<bool> record_latency_;
+  size_t shard_count_ = 1;
   std::thread consumer_;
   std::atomic<bool> consumer_stop_{false};
 

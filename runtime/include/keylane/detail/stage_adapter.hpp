@@ -32,6 +32,7 @@ public:
 
   void on_activate(const key& k) override {
     inner_->self_ = this->self();
+    inner_->lane_ = this->lane_;
     inner_->key_ = &this->current_key();
     if (lifecycle_)
       inner_->on_activate(k);
@@ -44,6 +45,7 @@ public:
 
   void on_event(staged<A>& in, completion<B> done) override {
     inner_->self_ = this->self();
+    inner_->lane_ = this->lane_;
     // The payload outlives the event's handler call and completion.
     inner_->key_ = &in.k;
     inner_->on_event(in.value, std::move(done));

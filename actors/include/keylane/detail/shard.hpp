@@ -1,0 +1,110 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/event_based_actor.hpp>
+
+#include "keylane/detail/lane.hpp"
+#include "keylane/detail/messages.hpp"
+
+namespace keylane::detail {
+
+class engine;
+
+/// One supervisor instruction for a shard: start a lane, hand a lane more
+/// events, or retire a lane.
+struct shard_op {
+  enum class kind : uint8_t { start, events, retire };
+  kind what = kind::events;
+  uint64_t lane = 0;
+  batch_ptr events;                  // kind::events
+  std::unique_ptr<lane::args> start; // kind::start
+};
+
+/// The supervisor's instructions for one shard from one of its rounds, in
+/// the order it gave them: one message however many keys they touch.
+struct shard_work {
+  std::vector<shard_op> ops;
+};
+
+using shard_work_ptr = std::shared_ptr<shard_work>;
+
+/// A shard's news for the supervisor from one round: lanes that ran dry
+/// and keys whose lanes retired.
+struct shard_report {
+  std::vector<idle_notice> idle;
+  std::vector<keylane::key> retired;
+  [[nodiscard]] bool empty() const noexcept {
+    return idle.empty() && retired.empty();
+  }
+};
+
+using shard_report_ptr = std::shared_ptr<shard_report>;
+
+/// The actor that hosts lanes: a fixed set of shards (`runtime.shards`)
+/// runs every active key's lane, each lane in the shard the supervisor
+/// picked when the key activated. A shard handles a message (the
+/// supervisor's work, a completion, a timer) by running the lanes it
+/// touches, then sends what they finished to the sink in one batch and its
+/// news to the supervisor in one message. Lanes take turns: a lane runs at
+/// most `lane_batch` events before the shard moves on to the next lane, so
+/// a hot key delays the shard's other keys by one turn, not by its backlog.
+/// Handlers run on the shard's thread and must not block it: a blocked
+/// handler stalls the other keys of its shard. Single-threaded, as every
+/// actor; lanes reach it through the functions below.
+class shard : public caf::event_based_actor {
+public:
+  shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
+        caf::actor sink);
+  ~shard() override;
+
+  caf::behavior make_behavior() override;
+  void on_exit() override;
+
+  const char* name() const override { return "keylane.shard"; }
+
+  /// A lane's finished events, for the sink (after its backlog release).
+  void emit(std::vector<event_ptr>& evs);
+  /// A lane ran dry.
+  void idle(idle_notice n);
+  /// A lane parked its key.
+  void parked(const keylane::key& k);
+  /// A lane spent its turn with events left: run it again later.
+  void want_turn(uint64_t lane);
+  /// The newest CAF request number of this actor (see lane::requests_).
+  [[nodiscard]] uint64_t request_mark() const noexcept;
+  /// Drops the response handlers of requests in `ranges`.
+  void drop_responses(const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
+  /// Removes the ranges whose requests were all answered.
+  void keep_unanswered(std::vector<std::pair<uint64_t, uint64_t>>& ranges);
+  /// Finished events not yet sent to the sink (stall log).
+  [[nodiscard]] const batch_ptr& outgoing() const noexcept { return out_; }
+  /// Tells the sink where event `seq` is (stall log).
+  void located(uint64_t seq, const keylane::key& k, std::string where,
+               int64_t submitted_ns);
+
+private:
+  void apply(shard_work& w);
+  void end_round();
+  void take_turns();
+  lane* find(uint64_t id);
+
+  engine* eng_;
+  caf::actor supervisor_;
+  caf::actor sink_;
+  std::unordered_map<uint64_t, std::unique_ptr<lane>> lanes_;
+  batch_ptr out_;
+  shard_report_ptr report_;
+  std::vector<uint64_t> turns_;
+  bool turn_pending_ = false;
+};
+
+} // namespace keylane::detail
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::shard_work_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::shard_report_ptr)

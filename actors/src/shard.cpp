@@ -1,0 +1,195 @@
+#include "keylane/detail/shard.hpp"
+
+#include <algorithm>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/engine.hpp"
+
+namespace keylane::detail {
+
+shard::shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
+             caf::actor sink)
+  : caf::event_based_actor(cfg),
+    eng_(eng),
+    supervisor_(std::move(supervisor)),
+    sink_(std::move(sink)) {
+  eng_->actor_started();
+  out_ = std::make_shared<event_batch>(eng_, "completed");
+  report_ = std::make_shared<shard_report>();
+}
+
+shard::~shard() = default;
+
+caf::behavior shard::make_behavior() {
+  return {
+    [this](events_atom, shard_work_ptr& w) {
+      apply(*w);
+      end_round();
+    },
+    [this](complete_atom, uint64_t id, uint64_t token, uint8_t status,
+           bool permanent, std::string& error, result_box_ptr& box) {
+      if (auto* l = find(id))
+        l->on_complete(token, static_cast<outcome>(status), permanent,
+                       std::move(error), std::move(box));
+      end_round();
+    },
+    [this](timeout_atom, uint64_t id, uint64_t token) {
+      if (auto* l = find(id))
+        l->on_timeout(token);
+      end_round();
+    },
+    [this](retry_atom, uint64_t id, uint64_t token) {
+      if (auto* l = find(id))
+        l->on_retry(token);
+      end_round();
+    },
+    [this](timer_atom, uint64_t id, uint64_t timer) {
+      if (auto* l = find(id))
+        l->on_timer(timer);
+      end_round();
+    },
+    [this](resume_atom) {
+      turn_pending_ = false;
+      take_turns();
+      end_round();
+    },
+    [this](locate_atom, uint64_t seq) {
+      for (auto& [id, l] : lanes_)
+        l->locate(seq);
+    },
+  };
+}
+
+lane* shard::find(uint64_t id) {
+  auto i = lanes_.find(id);
+  return i == lanes_.end() ? nullptr : i->second.get();
+}
+
+void shard::apply(shard_work& w) {
+  for (auto& op : w.ops) {
+    switch (op.what) {
+      case shard_op::kind::start: {
+        auto l = std::make_unique<lane>(this, eng_, *op.start);
+        auto* raw = l.get();
+        lanes_.emplace(op.lane, std::move(l));
+        raw->activate();
+        break;
+      }
+      case shard_op::kind::events:
+        if (auto* l = find(op.lane)) {
+          l->take(std::move(op.events));
+          l->run();
+        }
+        break;
+      case shard_op::kind::retire: {
+        auto i = lanes_.find(op.lane);
+        if (i == lanes_.end())
+          break;
+        i->second->retire();
+        report_->retired.push_back(i->second->k());
+        lanes_.erase(i);
+        break;
+      }
+    }
+  }
+}
+
+void shard::take_turns() {
+  auto turns = std::move(turns_);
+  turns_.clear();
+  for (auto id : turns)
+    if (auto* l = find(id))
+      l->run();
+}
+
+void shard::end_round() {
+  if (!out_->items.empty()) {
+    auto next = std::make_shared<event_batch>(eng_, "completed");
+    send(sink_, events_atom::value, std::move(out_));
+    out_ = std::move(next);
+  }
+  if (!report_->empty()) {
+    auto next = std::make_shared<shard_report>();
+    send(supervisor_, idle_atom::value, std::move(report_));
+    report_ = std::move(next);
+  }
+  if (!turns_.empty() && !turn_pending_) {
+    // Behind whatever is already in the mailbox: new work and completions
+    // get their turn first.
+    turn_pending_ = true;
+    send(this, resume_atom::value);
+  }
+}
+
+void shard::emit(std::vector<event_ptr>& evs) {
+  for (auto& ev : evs)
+    out_->items.push_back(std::move(ev));
+  evs.clear();
+}
+
+void shard::idle(idle_notice n) {
+  report_->idle.push_back(std::move(n));
+}
+
+void shard::parked(const keylane::key& k) {
+  send(supervisor_, parked_atom::value, k);
+}
+
+void shard::want_turn(uint64_t lane) {
+  turns_.push_back(lane);
+}
+
+uint64_t shard::request_mark() const noexcept {
+  return last_request_id_.integer_value() & caf::message_id::request_id_mask;
+}
+
+void shard::drop_responses(
+  const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+  auto of_lane = [&](const caf::message_id& mid) {
+    auto n = mid.integer_value() & caf::message_id::request_id_mask;
+    return std::any_of(ranges.begin(), ranges.end(), [n](const auto& r) {
+      return n >= r.first && n <= r.second;
+    });
+  };
+  auto& pending = multiplexed_responses_;
+  for (auto i = pending.begin(); i != pending.end();)
+    i = of_lane(i->first) ? pending.erase(i) : std::next(i);
+}
+
+void shard::keep_unanswered(
+  std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+  std::vector<bool> open(ranges.size(), false);
+  for (auto& entry : multiplexed_responses_) {
+    auto n = entry.first.integer_value() & caf::message_id::request_id_mask;
+    for (size_t i = 0; i < ranges.size(); ++i)
+      if (n >= ranges[i].first && n <= ranges[i].second)
+        open[i] = true;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < ranges.size(); ++i)
+    if (open[i])
+      ranges[kept++] = ranges[i];
+  ranges.resize(kept);
+}
+
+void shard::located(uint64_t seq, const keylane::key& k, std::string where,
+                    int64_t submitted_ns) {
+  send(sink_, located_atom::value, seq, k, std::move(where), submitted_ns);
+}
+
+void shard::on_exit() {
+  for (auto& [id, l] : lanes_)
+    l->abandon();
+  lanes_.clear();
+  if (out_)
+    for (auto& ev : out_->items)
+      eng_->abandon(std::move(ev), "completed");
+  out_.reset();
+  report_.reset();
+  supervisor_ = nullptr;
+  sink_ = nullptr;
+  eng_->actor_stopped();
+}
+
+} // namespace keylane::detail
