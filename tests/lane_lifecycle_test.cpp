@@ -1,5 +1,6 @@
-// Retired lane actors are reused for later keys: nothing of a key's handler
-// may reach the next key served by the same actor.
+// A lane's life: lanes live in shard actors that serve many keys one after
+// another, so nothing of a retired key's handler may reach a later key, and
+// a lane that ran dry lingers for its key's next event.
 
 #include <catch2/catch.hpp>
 
@@ -22,7 +23,7 @@ using late_atom = caf::atom_constant<caf::atom("late")>;
 using answer_atom = caf::atom_constant<caf::atom("answer")>;
 
 // Answers every request after `delay`, so the answer finds the asking lane
-// retired.
+// retired (its shard lives on).
 class slow_echo : public caf::event_based_actor {
 public:
   slow_echo(caf::actor_config& cfg, std::chrono::milliseconds delay)
@@ -84,9 +85,10 @@ struct leaves_request_open : handler<int, int> {
 
 } // namespace
 
-TEST_CASE("a lane whose handler left a request open is not reused, so the "
-          "answer never reaches a later key's handler",
-          "[lane][pool]") {
+TEST_CASE("a retiring lane drops the response handlers of requests its "
+          "handler left open, so an answer never runs after its handler "
+          "retired",
+          "[lane][shard]") {
   counters c;
   settings cfg;
   cfg.threads = 2;
@@ -105,8 +107,8 @@ TEST_CASE("a lane whose handler left a request open is not reused, so the "
     REQUIRE((*rt)->pull(out, 10s));
     CHECK(out->status == outcome::ok);
   }
-  // A retired lane that kept its request open quit, taking the response
-  // handler with it: no answer ever runs against a retired handler.
+  // The shard dropped each retired lane's open response handlers: no
+  // answer ever runs against a retired handler.
   auto deadline = std::chrono::steady_clock::now() + 2s;
   while (std::chrono::steady_clock::now() < deadline
          && (*rt)->stats().active_lanes > 0)
@@ -120,9 +122,9 @@ TEST_CASE("a lane whose handler left a request open is not reused, so the "
   CHECK(c.live == 0);
 }
 
-TEST_CASE("whether its lane actor is new or reused, every key gets a fresh "
-          "handler and only its own events",
-          "[lane][pool]") {
+TEST_CASE("every activation of a key gets a fresh handler and only its own "
+          "events, whichever shard hosts it",
+          "[lane][shard]") {
   std::atomic<int> live{0};
   struct fresh : handler<int, int> {
     explicit fresh(std::atomic<int>* l) : live_(l) { ++*live_; }
