@@ -126,8 +126,8 @@ metric_families(const keylane::stats& s,
           "Keys with work waiting for a lane slot (the cap is reached).",
           d(s.waiting_keys)),
     counter("keylane_lane_spawns_total",
-            "Lanes started, one per key activation (a pooled lane actor may "
-            "serve several).",
+            "Lanes started, one per key activation (a lane is an object "
+            "inside a shard actor).",
             d(s.lanes_spawned)),
     counter("keylane_lane_retires_total", "Lanes retired.",
             d(s.lanes_retired)),
