@@ -47,6 +47,7 @@ bool sink::spill_out(event_ptr& ev) {
     }
     if (!admission_held_) {
       admission_held_ = true;
+      publish();
       eng_->hold_admission(true);
     }
     return false;
@@ -60,6 +61,8 @@ bool sink::spill_out(event_ptr& ev) {
   ev.reset();
   if (!admission_held_ && spill_->size() >= spill_max_bytes_) {
     admission_held_ = true;
+    // Whoever sees admission closed must see the file that closed it.
+    publish();
     eng_->hold_admission(true);
     eng_->log().write(log_level::warning,
                       "spill: " + spill_->path() + " reached "

@@ -37,8 +37,8 @@ struct stats {
   uint64_t peak_active_lanes = 0;
   /// Keys waiting for a lane slot.
   uint64_t waiting_keys = 0;
-  /// Lanes started so far, one per key activation (a retired lane actor
-  /// may be reused for a later one).
+  /// Lanes started so far, one per key activation (the name predates
+  /// lanes being objects inside shard actors; nothing is spawned).
   uint64_t lanes_spawned = 0;
   /// Lanes retired so far.
   uint64_t lanes_retired = 0;
