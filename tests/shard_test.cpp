@@ -25,6 +25,7 @@ TEST_CASE("within a shard, a hot key's backlog holds a cold key back by "
   constexpr int hot_events = 20000;
   std::atomic<int> hot_done{0};
   std::atomic<int> hot_done_at_cold{-1};
+  std::atomic<bool> all_routed{false};
   auto s = two_threads();
   s.shards = 1; // both keys in one shard
   s.lane_batch = 8;
@@ -33,6 +34,13 @@ TEST_CASE("within a shard, a hot key's backlog holds a cold key back by "
   s.key_backlog = kl::unbounded;
   auto rt = start<int_rt>(s, from_fn<int, int>([&](int_fn&, int& v,
                                                    kl::completion<int> done) {
+    if (v == 0) {
+      // Holds the shard until every event reached the supervisor, so the
+      // whole hot backlog is queued ahead of the cold key's start, however
+      // fast or slow the producer is.
+      while (!all_routed.load())
+        std::this_thread::yield();
+    }
     if (v < 0) {
       hot_done_at_cold = hot_done.load();
     } else {
@@ -44,11 +52,17 @@ TEST_CASE("within a shard, a hot key's backlog holds a cold key back by "
   for (int i = 0; i < hot_events; ++i)
     REQUIRE(rt->submit(kl::key{uint64_t{1}}, int{i}));
   REQUIRE(rt->submit(kl::key{uint64_t{2}}, -1));
-  REQUIRE(rt->drain(30s));
+  // The supervisor took every event and started the cold key's lane.
+  REQUIRE(eventually([&] {
+    auto st = rt->stats();
+    return st.ingress_depth == 0 && st.lanes_spawned == 2;
+  }));
+  all_routed = true;
+  REQUIRE(rt->drain(120s));
   INFO("hot events run before the cold one: " << hot_done_at_cold.load());
   REQUIRE(hot_done_at_cold >= 0);
   // Without turns the cold key would wait for every hot event queued
-  // before its lane started, nearly all 20,000 of them.
+  // ahead of its start: all 20,000 of them.
   CHECK(hot_done_at_cold < hot_events / 2);
   CHECK(hot_done == hot_events);
 }

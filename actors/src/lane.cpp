@@ -152,11 +152,14 @@ void lane::take(batch_ptr b) {
 }
 
 void lane::run() {
+  if (turn_pending_)
+    return; // new events wait for the turn: a busy key gets no extra ones
   size_t budget = batch_limit_;
   while (!awaiting_ && !queue_.empty()) {
     if (budget-- == 0) {
       // Other lanes of the shard (and our own completions) get a turn: a
       // hot key must not starve the rest.
+      turn_pending_ = true;
       host_->want_turn(id_);
       break;
     }
@@ -169,6 +172,11 @@ void lane::run() {
     idle_reported_ = true;
     host_->idle(idle_notice{key_, id_, finished_});
   }
+}
+
+void lane::take_turn() {
+  turn_pending_ = false;
+  run();
 }
 
 void lane::invoke_current() {

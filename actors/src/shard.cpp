@@ -100,7 +100,7 @@ void shard::take_turns() {
   turns_.clear();
   for (auto id : turns)
     if (auto* l = find(id))
-      l->run();
+      l->take_turn();
 }
 
 void shard::end_round() {

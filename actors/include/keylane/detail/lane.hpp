@@ -67,8 +67,12 @@ public:
   void activate();
   /// More events from the supervisor.
   void take(batch_ptr b);
-  /// Runs queued events until one is pending or the budget is spent.
+  /// Runs queued events until one is pending or `lane_batch` are spent;
+  /// a lane that spent its budget waits for its turn (`take_turn`), even
+  /// if more events arrive meanwhile.
   void run();
+  /// The shard's round-robin turn after a spent budget.
+  void take_turn();
   /// Runs `on_retire`; the shard erases the lane after this.
   void retire();
   /// Hands everything the lane holds to the engine as not done (stop).
@@ -132,6 +136,7 @@ private:
   bool backing_off_ = false;
   clock::time_point attempt_started_;
   bool idle_reported_ = false;
+  bool turn_pending_ = false; // spent its budget, waits for its turn
   uint64_t finished_ = 0;
   std::vector<event_ptr> out_;
   bool parking_ = false;
