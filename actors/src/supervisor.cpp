@@ -207,8 +207,8 @@ void supervisor::on_idle(const key& k, uint64_t lane, uint64_t finished) {
   if (i == keys_.end())
     return;
   auto& e = i->second;
-  // A notice of an earlier activation of the key (notices may come late,
-  // through the sink) says nothing about the current lane.
+  // A notice of an earlier activation of the key (a shard's report may
+  // come late) says nothing about the current lane.
   if (e.st != state::running || e.lane != lane)
     return;
   // Events sent but not yet seen by the lane: it will wake up for them.

@@ -46,7 +46,7 @@ struct shard_report {
 
 using shard_report_ptr = std::shared_ptr<shard_report>;
 
-/// The actor that hosts lanes: a fixed set of shards (`runtime.shards`)
+/// The actor that hosts lanes: a fixed set of shards (`scheduler.shards`)
 /// runs every active key's lane, each lane in the shard the supervisor
 /// picked when the key activated. A shard handles a message (the
 /// supervisor's work, a completion, a timer) by running the lanes it
