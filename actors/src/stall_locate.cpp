@@ -1,8 +1,8 @@
 // Where an event is and what holds it, for the sink's stall log. The sink
 // asks the supervisor, which answers for events it holds (waiting for a
 // slot, being parked) and asks every shard; the lane holding the event
-// answers the sink itself, through its shard. Runs only when output has stalled, so the scans
-// cost nothing on the per-event path.
+// answers the sink itself, through its shard. Runs only when output has
+// stalled, so the scans cost nothing on the per-event path.
 
 #include <string>
 
@@ -53,12 +53,13 @@ void lane::locate(uint64_t seq) {
                     + ", which is " + doing());
       return;
     }
-  for (auto* evs : {&out_, &host_->outgoing()->items})
-    for (auto& ev : *evs)
-      if (ev->seq == seq && ev->k == key_) {
-        answer(*ev, "it finished and is on its way to the output");
-        return;
-      }
+  // A shard sends its finished events at the end of each message, so only
+  // a lane waiting for its turn can still hold some.
+  for (auto& ev : out_)
+    if (ev->seq == seq) {
+      answer(*ev, "it finished and is on its way to the output");
+      return;
+    }
 }
 
 void supervisor::locate(uint64_t seq) {

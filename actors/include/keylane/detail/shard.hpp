@@ -82,8 +82,6 @@ public:
   void drop_responses(const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
   /// Removes the ranges whose requests were all answered.
   void keep_unanswered(std::vector<std::pair<uint64_t, uint64_t>>& ranges);
-  /// Finished events not yet sent to the sink (stall log).
-  [[nodiscard]] const batch_ptr& outgoing() const noexcept { return out_; }
   /// Tells the sink where event `seq` is (stall log).
   void located(uint64_t seq, const keylane::key& k, std::string where,
                int64_t submitted_ns);
