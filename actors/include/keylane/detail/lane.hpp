@@ -102,9 +102,6 @@ public:
   /// Arms a handler timer (`run_later`).
   void schedule(caf::timespan delay, std::function<void()> fn);
 
-  /// The shard actor this lane lives in.
-  [[nodiscard]] shard* host() const noexcept { return host_; }
-
 private:
   void invoke_current();
   void settle(outcome status, std::string error, bool permanent);
