@@ -18,7 +18,7 @@ void handler_base::on_retire(const key&) {
   // nop
 }
 
-void handler_base::run_later(caf::timespan delay, std::function<void()> fn) {
+void handler_base::run_later(caf::timespan delay, detail::unique_function fn) {
   lane_->schedule(delay, std::move(fn));
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <utility>
 
 #include <caf/all.hpp>
 
@@ -32,9 +33,12 @@ lane::lane(shard* host, engine* eng, args& a)
     key_(std::move(a.k)),
     handler_(std::move(a.handler)),
     broken_(std::move(a.handler_error)),
+    maker_(std::move(a.maker)),
     cfg_(a.cfg),
     batch_limit_(std::max<size_t>(1, a.cfg->lane_batch)),
     rng_(key_.hash() ^ a.id) {
+  if (!handler_ && a.retry_activation && maker_)
+    activation_error_ = std::exchange(broken_, std::string{});
   if (a.first)
     take(std::move(a.first));
 }
@@ -102,21 +106,57 @@ const settings& lane::policy() {
 }
 
 void lane::activate() {
-  if (handler_) {
-    handler_->self_ = host_;
-    handler_->lane_ = this;
-    handler_->key_ = &key_;
-    try {
-      call_handler(false, [this] { handler_->on_activate(key_); });
-    } catch (const std::exception& e) {
-      broken_ = std::string{"on_activate threw: "} + e.what();
-    } catch (...) {
-      broken_ = "on_activate threw a non-standard exception";
-    }
-  } else if (broken_.empty()) {
+  if (handler_)
+    start_handler();
+  else if (broken_.empty() && activation_error_.empty())
     broken_ = "no handler";
-  }
+  activation_just_failed_ = !activation_error_.empty();
   run();
+}
+
+bool lane::start_handler() {
+  handler_->self_ = host_;
+  handler_->lane_ = this;
+  handler_->key_ = &key_;
+  try {
+    call_handler(false, [this] { handler_->on_activate(key_); });
+    return true;
+  } catch (const std::exception& e) {
+    activation_error_ = std::string{"on_activate threw: "} + e.what();
+  } catch (...) {
+    activation_error_ = "on_activate threw a non-standard exception";
+  }
+  // A half-activated instance is not trusted with events: the next attempt
+  // starts from a fresh one.
+  drop_handler();
+  return false;
+}
+
+bool lane::reactivate() {
+  if (!maker_) {
+    broken_ = activation_error_;
+    return false;
+  }
+  std::string why;
+  bool retryable = true;
+  handler_ = maker_->make(why, retryable);
+  if (!handler_) {
+    if (retryable)
+      activation_error_ = std::move(why);
+    else
+      broken_ = std::move(why);
+    return false;
+  }
+  activation_error_.clear();
+  return start_handler();
+}
+
+void lane::drop_handler() {
+  handler_.reset();
+  timers_.clear();
+  if (!requests_.empty())
+    host_->drop_responses(requests_);
+  requests_.clear();
 }
 
 void lane::retire() {
@@ -130,11 +170,7 @@ void lane::retire() {
   // The handler dies before the slot is handed on, so live handler
   // instances never exceed the cap either; answers to requests it left
   // open find no handler to run.
-  handler_.reset();
-  timers_.clear();
-  if (!requests_.empty())
-    host_->drop_responses(requests_);
-  requests_.clear();
+  drop_handler();
 }
 
 void lane::take(batch_ptr b) {
@@ -185,6 +221,13 @@ void lane::invoke_current() {
   attempt_started_ = clock::now();
   if (current_->attempts == 1)
     current_->started = attempt_started_;
+  if (!activation_error_.empty()
+      && (std::exchange(activation_just_failed_, false) || !reactivate())) {
+    if (broken_.empty()) {
+      settle(outcome::failed, activation_error_, false);
+      return;
+    }
+  }
   if (!broken_.empty()) {
     // No handler instance in this lane: retrying here cannot help.
     settle(outcome::failed, broken_, true);
@@ -349,7 +392,7 @@ void lane::flush() {
   host_->emit(out_);
 }
 
-void lane::schedule(caf::timespan delay, std::function<void()> fn) {
+void lane::schedule(caf::timespan delay, unique_function fn) {
   auto id = ++next_timer_;
   timers_.emplace(id, std::move(fn));
   host_->delayed_send(host_, delay, timer_atom::value, id_, id);

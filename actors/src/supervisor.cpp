@@ -16,8 +16,7 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
   : caf::event_based_actor(cfg),
     eng_(eng),
     sink_(std::move(sink)),
-    make_(std::move(make)),
-    params_(std::move(params)),
+    maker_(std::make_shared<handler_maker>(std::move(make), std::move(params))),
     live_(eng->live()),
     cap_(live_->max_active_keys),
     ingress_batch_(eng->config().ingress_batch),
@@ -171,15 +170,8 @@ void supervisor::flush_touched() {
 void supervisor::start_lane(const key& k, entry& e) {
   auto a = std::make_unique<lane::args>();
   a->k = k;
-  try {
-    a->handler = make_(params_);
-    if (!a->handler)
-      a->handler_error = "the handler factory returned no handler";
-  } catch (const std::exception& ex) {
-    a->handler_error = std::string{"handler construction threw: "} + ex.what();
-  } catch (...) {
-    a->handler_error = "handler construction threw a non-standard exception";
-  }
+  a->handler = maker_->make(a->handler_error, a->retry_activation);
+  a->maker = maker_;
   e.forwarded = e.pending->items.size();
   a->first = std::move(e.pending);
   a->cfg = live_;
@@ -360,7 +352,7 @@ void supervisor::on_exit() {
   waiting_.clear();
   touched_.clear();
   sink_ = nullptr;
-  make_ = nullptr;
+  maker_ = nullptr;
   eng_->actor_stopped();
 }
 

@@ -17,15 +17,12 @@ void faulty_handler::on_event(ledger_event& ev,
     return;
   }
   // A failing request still costs its round trip; failing at once would
-  // make the retries look cheaper than they are. run_later needs a copyable
-  // function, so the move-only completion lives behind a shared pointer.
-  auto pending =
-    std::make_shared<keylane::completion<ledger_result>>(std::move(done));
-  run_later(ev.latency, [pending, f = std::move(*f)] {
+  // make the retries look cheaper than they are.
+  run_later(ev.latency, [d = std::move(done), f = std::move(*f)]() mutable {
     if (f.permanent)
-      pending->fail_permanently(f.reason);
+      d.fail_permanently(f.reason);
     else
-      pending->fail(f.reason);
+      d.fail(f.reason);
   });
 }
 

@@ -48,17 +48,12 @@ void export_handler::on_event(export_item& item,
   };
   if (busy_->cap().count() > 0 && item.work >= busy_->cap())
     run_later(busy_->cap(), over);
-  // run_later needs a copyable function; the move-only completion lives
-  // behind a shared pointer.
-  auto pending =
-    std::make_shared<keylane::completion<export_row>>(std::move(done));
-  run_later(item.work,
-            [pending, over, row = export_row{item.index, render_line(item)}] {
-              over();
-              // After an attempt timeout the runtime has moved on and
-              // ignores this.
-              pending->ok(row);
-            });
+  run_later(item.work, [d = std::move(done), over,
+                        row = export_row{item.index, render_line(item)}]() mutable {
+    over();
+    // After an attempt timeout the runtime has moved on and ignores this.
+    d.ok(row);
+  });
 }
 
 } // namespace ordered_export

@@ -4,28 +4,17 @@
 
 namespace pipeline_example {
 
-namespace {
-
-// run_later takes a copyable function; the move-only completion lives
-// behind a shared pointer.
-template <class R>
-std::shared_ptr<keylane::completion<R>> hold(keylane::completion<R> done) {
-  return std::make_shared<keylane::completion<R>>(std::move(done));
-}
-
-} // namespace
-
 void fetch_handler::on_event(item& x, keylane::completion<fetched> done) {
-  run_later(x.fetch, [d = hold(std::move(done)), out = fetched{x, cents_of(x)}] {
-    d->ok(out);
+  run_later(x.fetch, [d = std::move(done), out = fetched{x, cents_of(x)}]() mutable {
+    d.ok(out);
   });
 }
 
 void convert_handler::on_event(fetched& x, keylane::completion<priced> done) {
   run_later(x.in.convert,
-            [d = hold(std::move(done)),
-             out = priced{x.in.index, x.in.account, converted(x)}] {
-              d->ok(out);
+            [d = std::move(done),
+             out = priced{x.in.index, x.in.account, converted(x)}]() mutable {
+              d.ok(out);
             });
 }
 

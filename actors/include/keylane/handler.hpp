@@ -1,11 +1,10 @@
 #pragma once
 
-#include <functional>
-
 #include <caf/event_based_actor.hpp>
 #include <caf/timespan.hpp>
 
 #include "keylane/completion.hpp"
+#include "keylane/detail/unique_function.hpp"
 #include "keylane/event.hpp"
 #include "keylane/key.hpp"
 
@@ -51,8 +50,9 @@ protected:
   /// Runs `fn` on this handler's lane after `delay`, without holding a
   /// thread meanwhile (a simulated I/O wait, a backoff). Dropped if the lane
   /// retires or stops first; a lane with a pending completion never
-  /// retires.
-  void run_later(caf::timespan delay, std::function<void()> fn);
+  /// retires. `fn` may be move-only, so it can own the event's completion:
+  /// `run_later(d, [done = std::move(done)]() mutable { done.ok(r); })`.
+  void run_later(caf::timespan delay, detail::unique_function fn);
 
   /// The key this handler instance serves.
   [[nodiscard]] const key& current_key() const noexcept { return *key_; }

@@ -14,7 +14,9 @@
 #include "keylane/config.hpp"
 #include "keylane/detail/backoff.hpp"
 #include "keylane/detail/event_base.hpp"
+#include "keylane/detail/handler_maker.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/unique_function.hpp"
 #include "keylane/handler.hpp"
 #include "keylane/key.hpp"
 
@@ -38,7 +40,9 @@ class shard;
 /// tells the supervisor, which parks the key's events itself once the lane
 /// is gone. Every lane has a process-wide unique id: messages for a lane
 /// that is gone (a late completion, a timer) find no lane and are dropped.
-/// Only its shard's thread touches a lane.
+/// A handler that cannot be built, or whose `on_activate` throws, fails
+/// the attempt at the head like any other failure: the next attempt builds
+/// a fresh instance. Only its shard's thread touches a lane.
 class lane {
 public:
   /// How a lane starts: its key, its handler (or why there is none) and
@@ -48,6 +52,8 @@ public:
     keylane::key k;
     std::unique_ptr<handler_base> handler;
     std::string handler_error; // why `handler` is null, if it is
+    bool retry_activation = true; // whether building it again may help
+    handler_maker_ptr maker;       // builds a fresh one for a retry
     batch_ptr first;
     settings_ptr cfg; // the live settings when it started
   };
@@ -100,10 +106,13 @@ public:
                    bool permanent) noexcept;
 
   /// Arms a handler timer (`run_later`).
-  void schedule(caf::timespan delay, std::function<void()> fn);
+  void schedule(caf::timespan delay, unique_function fn);
 
 private:
   void invoke_current();
+  bool start_handler();
+  bool reactivate();
+  void drop_handler();
   void settle(outcome status, std::string error, bool permanent);
   void finish_current(outcome status, std::string error);
   void start_parking(std::string reason);
@@ -121,6 +130,12 @@ private:
   keylane::key key_;
   std::unique_ptr<handler_base> handler_;
   std::string broken_; // non-empty: every event fails with this reason
+  // Non-empty: the handler could not be built or activated. Each attempt
+  // of an event tries again (a database that is briefly down), so the
+  // event's retry policy decides when the key parks.
+  std::string activation_error_;
+  bool activation_just_failed_ = false; // the first attempt has seen it
+  handler_maker_ptr maker_;
   settings_ptr cfg_;
   uint64_t cfg_gen_ = 0;
   size_t batch_limit_;
@@ -145,7 +160,7 @@ private:
   std::string sync_error_;
 
   uint64_t next_timer_ = 0;
-  std::unordered_map<uint64_t, std::function<void()>> timers_;
+  std::unordered_map<uint64_t, unique_function> timers_;
   // Requests the handler made (CAF request numbers, [first, last]): their
   // response handlers are dropped when the lane retires.
   std::vector<std::pair<uint64_t, uint64_t>> requests_;

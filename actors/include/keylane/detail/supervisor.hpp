@@ -11,6 +11,7 @@
 #include <caf/event_based_actor.hpp>
 
 #include "keylane/config.hpp"
+#include "keylane/detail/handler_maker.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/shard.hpp"
 #include "keylane/detail/waiting_keys.hpp"
@@ -89,8 +90,7 @@ private:
 
   engine* eng_;
   caf::actor sink_;
-  handler_factory make_;
-  handler_params params_;
+  handler_maker_ptr maker_;
   settings_ptr live_; // what new lanes start with
   size_t cap_;
   size_t ingress_batch_;
