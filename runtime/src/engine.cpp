@@ -23,7 +23,30 @@ std::chrono::steady_clock::time_point deadline_after(std::chrono::nanoseconds d)
   return now + d;
 }
 
+// The runtime whose thread this is: its consumer thread, or a worker of its
+// actor system (shards, supervisor, sink and the user's actors there).
+// Credit and backlog slots come back only through those threads, so a
+// submit there must never wait for them.
+thread_local const engine* own_thread_of = nullptr;
+
+class thread_marker final : public caf::thread_hook {
+public:
+  explicit thread_marker(const engine* eng) noexcept : eng_(eng) {}
+  void init(caf::actor_system&) override {
+    // nop
+  }
+  void thread_started() override { own_thread_of = eng_; }
+  void thread_terminates() override { own_thread_of = nullptr; }
+
+private:
+  const engine* eng_;
+};
+
 } // namespace
+
+bool engine::on_own_thread() const noexcept {
+  return own_thread_of == this;
+}
 
 engine::engine(settings cfg, output_fn out, payload_ops ops)
   : cfg_(std::move(cfg)),
@@ -90,6 +113,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   eng->shard_count_ = c.shards != 0 ? c.shards : threads;
   sc.set("scheduler.max-throughput", c.max_throughput);
   sc.set("logger.verbosity", caf::atom("quiet"));
+  sc.add_thread_hook<thread_marker>(eng.get());
   try {
     eng->system_ = std::make_unique<caf::actor_system>(sc);
   } catch (const std::exception& e) {
@@ -130,7 +154,8 @@ engine::admission engine::submit(const key& k, make_fn make, void* ctx) {
   };
   if (stopped_.load(std::memory_order_seq_cst))
     return leave(errc::stopped);
-  auto block = cfg_.overflow == overflow_policy::block;
+  // On our own threads `block` would wait for credit only they can return.
+  auto block = cfg_.overflow == overflow_policy::block && !on_own_thread();
   // Window credit. A compare-and-swap, never a speculative increment: a
   // transient overshoot would skew the count `credit` wakes waiters by.
   auto taken = [this] {
@@ -247,6 +272,7 @@ void engine::emit(event_base** evs, size_t n) {
 }
 
 void engine::consume_loop() {
+  own_thread_of = this;
   constexpr size_t max_batch = 64;
   event_base* buf[max_batch];
   for (;;) {

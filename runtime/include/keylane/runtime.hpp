@@ -63,6 +63,12 @@ public:
   }
 
   /// Submits `payload` for `k`. On rejection the payload is left untouched.
+  /// From the runtime's own threads (the output callback, a handler, an
+  /// actor spawned in `system()`) it never waits, whatever `overflow` says:
+  /// a full window or key backlog returns `window_full` or
+  /// `key_backlog_full` at once, since the credit it would wait for comes
+  /// back only through those threads. Handle that answer (retry from a
+  /// `run_later` timer, or fail the event).
   submit_result submit(const key& k, Payload&& payload) {
     struct context {
       const key* k;

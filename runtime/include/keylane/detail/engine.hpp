@@ -101,9 +101,16 @@ public:
   /// Takes a window credit and a backlog slot for `k` (waiting or not, as
   /// the overflow policy says), then builds the event with `make` and hands
   /// it to the supervisor under `k`'s shard lock, so one key's events enter
-  /// ingress in sequence-number order. `make` runs only if the event is
+  /// ingress in sequence-number order. On the runtime's own threads (see
+  /// `on_own_thread`) `block` acts as `reject`: the credit it would wait
+  /// for can only come back through the thread that would be waiting. `make` runs only if the event is
   /// accepted; if it throws, nothing was taken and the exception propagates.
   admission submit(const key& k, make_fn make, void* ctx);
+
+  /// True on a thread of this runtime: the consumer thread that runs the
+  /// output callback, or a worker of its actor system (handlers, and the
+  /// user's actors spawned there). `submit` never waits there.
+  [[nodiscard]] bool on_own_thread() const noexcept;
 
   // -- consumers --------------------------------------------------------------
 
