@@ -131,3 +131,13 @@ keylane_smoke_example("pipeline --help" pipeline "--set S.K=V" --help)
 keylane_smoke_example_exit("pipeline rejects a bad --set" pipeline 2
   "--set runtime.max_active_keys=0: must be >= 1" --quick
   --set runtime.max_active_keys=0)
+
+# The README example: its balance survives the lane's retire (on_activate
+# loads what on_retire saved), and a run_later timer finishes each event.
+keylane_smoke_example("readme example keeps state across a retire" readme_example
+  "acct-7 100\nacct-7 300\nacct-7 250\n"
+  ${PROJECT_SOURCE_DIR}/examples/readme/app.toml)
+add_test(NAME "readme: the first C++ block is examples/readme/main.cpp"
+  COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
+          -DSOURCE=${PROJECT_SOURCE_DIR}/examples/readme/main.cpp
+          -P ${CMAKE_CURRENT_LIST_DIR}/readme_example.cmake)
