@@ -149,6 +149,7 @@ sample run_once(const way_spec& spec, const workload& wl, const run_params& p) {
     s.idle_rss_mb = rss_mb();
   }
   s.lanes_spawned = w->lanes_spawned();
+  s.rejected_submits = w->rejected_submits();
   append(s.note, w->stop());
   w.reset();
   s.completed = all_taken && all_delivered && s.failures == 0

@@ -52,6 +52,8 @@ struct sample {
   bool settled = true;
   /// Per-key actors the way started (keylane lanes), 0 if it has none.
   uint64_t lanes_spawned = 0;
+  /// Submits turned away (overflow = reject) and retried (`way::rejected_submits`).
+  uint64_t rejected_submits = 0;
   /// Share of the machine busy with other work meanwhile (0..1).
   double other_load = 0;
 };

@@ -44,6 +44,7 @@ void visit_fields(row& r, F&& f) {
   f("other_load_pct", r.other_load_pct);
   f("notes", r.notes);
   f("keylane_set", r.keylane_set);
+  f("rejected_submits", r.rejected_submits);
 }
 
 std::string num(double x) {
@@ -190,6 +191,9 @@ void print_table(std::ostream& out, const run_info& info,
         << pad(std::to_string(r.violations) + (r.ordered ? "" : "u"), 7)
         << pad(std::to_string(static_cast<int>(r.other_load_pct.median)), 7)
         << "\n";
+    if (r.rejected_submits != 0)
+      out << "    " << r.rejected_submits
+          << " submits rejected (overflow = reject) and retried\n";
     if (!r.completed || !r.notes.empty())
       out << "    " << (r.completed ? "" : "INCOMPLETE: ") << r.notes << "\n";
   }
@@ -241,6 +245,10 @@ void print_markdown(std::ostream& out, const run_info& info,
         << (r.lanes_per_event.median > 0 ? si(r.lanes_per_event.median) : "–")
         << " | " << r.violations << (r.ordered ? "" : " (unordered)") << " | "
         << static_cast<int>(r.other_load_pct.median) << " |\n";
+    if (r.rejected_submits != 0)
+      out << "| ↳ " << r.rejected_submits
+          << " submits rejected (overflow = reject) and retried | | | | | | "
+             "| | |\n";
     if (!r.completed)
       out << "| ↳ INCOMPLETE: " << r.notes << " | | | | | | | | |\n";
   }

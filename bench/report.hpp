@@ -47,6 +47,9 @@ struct row {
   std::string notes;
   /// keylane rows: the --set overrides of the run ("--set a=b --set c=d").
   std::string keylane_set;
+  /// Submits turned away by `runtime.overflow = reject` and retried, over
+  /// all runs of the row (0 with overflow = block).
+  uint64_t rejected_submits = 0;
 };
 
 /// Facts about the whole run, printed above the table.

@@ -79,6 +79,7 @@ row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
   for (auto* ss : {&c.tput, &c.at_rate, &c.at_half})
     for (auto& s : *ss) {
       r.violations += s.violations;
+      r.rejected_submits += s.rejected_submits;
       r.completed = r.completed && s.completed;
       loads.push_back(s.other_load * 100);
       add_note(r.notes, s.note);

@@ -38,6 +38,11 @@ public:
   /// Lanes (per-key actors) started during the run; 0 for ways without.
   [[nodiscard]] virtual uint64_t lanes_spawned() const { return 0; }
 
+  /// Submits the way turned away for now (keylane with `runtime.overflow =
+  /// reject`: a full window or key backlog) and `submit` then retried until
+  /// taken; 0 for ways that only block.
+  [[nodiscard]] virtual uint64_t rejected_submits() const { return 0; }
+
   /// Ends threads and actors. Returns a note on anything odd, or "".
   virtual std::string stop() = 0;
 };

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -49,14 +50,16 @@ struct fd_guard {
 
 } // namespace detail
 
-/// GETs `path` from 127.0.0.1:`port`; gives up after 10 s without data, so
-/// a hung server fails the test instead of hanging it.
-inline response get(uint16_t port, const std::string& path = "/metrics") {
+/// GETs `path` from 127.0.0.1:`port`; gives up after `patience_s` seconds
+/// without data (10 unless told), so a hung server fails the test instead
+/// of hanging it.
+inline response get(uint16_t port, const std::string& path = "/metrics",
+                    long patience_s = 10) {
   response r;
   detail::fd_guard s{::socket(AF_INET, SOCK_STREAM, 0)};
   if (s.fd < 0)
     return r.error = std::strerror(errno), r;
-  timeval limit{10, 0};
+  timeval limit{patience_s, 0};
   ::setsockopt(s.fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
   ::setsockopt(s.fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
   auto addr = detail::loopback(port);
@@ -98,6 +101,13 @@ struct stalled_client {
                      == 0
                 && ::send(s.fd, text.data(), text.size(), MSG_NOSIGNAL)
                      == static_cast<ssize_t>(text.size());
+  }
+
+  /// Whether the server has closed this connection (or answered on it):
+  /// the socket is readable, waiting at most `wait_ms` for that.
+  bool dropped(int wait_ms = 0) const {
+    pollfd p{s.fd, POLLIN | POLLRDHUP, 0};
+    return ::poll(&p, 1, wait_ms) > 0;
   }
 };
 

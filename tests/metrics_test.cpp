@@ -169,8 +169,8 @@ TEST_CASE("stop closes the endpoint promptly, and a scraper stalled in "
     m.rt->stop();
     CHECK(clk::now() - t0 < 1s);
   }
-  SECTION("with both server threads held by stalled clients, not their "
-          "30 s request timeout") {
+  SECTION("with server threads held by stalled clients, not their "
+          "request timeout") {
     http_support::stalled_client idle{m.port, ""};
     http_support::stalled_client partial{m.port,
                                          "GET /metrics HTTP/1.0\r\n"};

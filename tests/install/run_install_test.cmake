@@ -2,16 +2,19 @@
 #   1. cmake --install BUILD_DIR --prefix WORK_DIR/prefix
 #   2. configure consumer/ with CMAKE_PREFIX_PATH=that prefix, and check that
 #      find_package(keylane) found it there and nowhere else
-#   3. build it and run the app, checking what it prints
+#   3. build it and run the app (a runtime with an SQLite park store, from
+#      TOML), checking what it prints
+#   4. check that README's list of the Debian packages a consumer needs is
+#      what the consumer's build used (check_packages.cmake)
 # Any failing step fails the test with that step's output.
 #
-# Arguments (-D): BUILD_DIR, WORK_DIR, CONSUMER_DIR (required); CONFIG,
+# Arguments (-D): BUILD_DIR, WORK_DIR, CONSUMER_DIR, README (required); CONFIG,
 # GENERATOR, CXX_COMPILER (those of the keylane build, so the consumer is built
 # alike); SANITIZERS (KEYLANE_SANITIZERS: a sanitized static library needs the
 # sanitizer runtime in the consumer's link too).
 cmake_minimum_required(VERSION 3.16)
 
-foreach(var BUILD_DIR WORK_DIR CONSUMER_DIR)
+foreach(var BUILD_DIR WORK_DIR CONSUMER_DIR README)
   if(NOT ${var})
     message(FATAL_ERROR "run_install_test.cmake: pass -D${var}=...")
   endif()
@@ -85,14 +88,16 @@ set(app "${consumer_build}/app")
 if(NOT EXISTS "${app}" AND CONFIG)
   set(app "${consumer_build}/${CONFIG}/app")
 endif()
-run_step("run ${app}" "${app}")
+run_step("run ${app}" "${app}" "${WORK_DIR}/park.db")
 message("${step_output}")
 
 foreach(expected
     "stable_hash\\(\"acct-1\"\\) = [0-9]+"
-    "to_string\\(errc::window_full\\) = window_full")
+    "to_string\\(errc::window_full\\) = window_full"
+    "sum of doubled 1..3 = 12")
   if(NOT step_output MATCHES "${expected}")
     message(FATAL_ERROR "install test: the app's output lacks /${expected}/")
   endif()
 endforeach()
+include("${CMAKE_CURRENT_LIST_DIR}/check_packages.cmake")
 message(STATUS "install test: passed")

@@ -1,14 +1,55 @@
 // Shows that an installed keylane is usable from outside: the public headers
-// compile, a header-only function runs and a library symbol links.
+// compile, and a runtime configured from TOML (toml++) with an SQLite park
+// store (SQLite) starts, processes events and drains, so the library and
+// every dependency it needs at link and run time are found.
+#include <atomic>
 #include <iostream>
+#include <string>
 
+#include <keylane/config_loader.hpp>
 #include <keylane/errc.hpp>
 #include <keylane/key.hpp>
 #include <keylane/runtime.hpp>
 
-int main() {
+struct doubling : keylane::handler<int, int> {
+  void on_event(int& v, keylane::completion<int> done) override {
+    done.ok(2 * v);
+  }
+};
+
+int main(int argc, char** argv) {
   std::cout << "stable_hash(\"acct-1\") = " << keylane::stable_hash("acct-1")
             << '\n'
             << "to_string(errc::window_full) = "
             << keylane::to_string(keylane::errc::window_full) << '\n';
+  std::string park_path = argc > 1 ? argv[1] : "consumer-park.db";
+  auto cfg = keylane::parse("[runtime]\nwindow = 64\n"
+                            "[park]\nstore = \"sqlite\"\npath = \""
+                              + park_path + "\"\n",
+                            "consumer.toml");
+  if (!cfg) {
+    std::cout << keylane::render(cfg.error()) << '\n';
+    return 2;
+  }
+  cfg->threads = 2;
+  std::atomic<int> sum{0};
+  keylane::handler_factory make = [](const keylane::handler_params&) {
+    return std::make_unique<doubling>();
+  };
+  auto rt = keylane::runtime<int, int>::start(
+    *cfg, make, [&sum](keylane::event<int, int>& e) {
+      if (e.result)
+        sum += *e.result;
+    });
+  if (!rt) {
+    std::cout << keylane::render(rt.error()) << '\n';
+    return 2;
+  }
+  for (int i = 1; i <= 3; ++i)
+    if (!(*rt)->submit("acct-" + std::to_string(i % 2), i))
+      return 1;
+  if (!(*rt)->drain())
+    return 1;
+  (*rt)->stop();
+  std::cout << "sum of doubled 1..3 = " << sum.load() << '\n';
 }

@@ -32,7 +32,11 @@ struct metrics_source {
 /// (civetweb, through prometheus-cpp) that answers `GET /metrics` with the
 /// `keylane_*` families built from `metrics_source` at that moment.
 ///
-/// Thread-safety: scrapes run on the server's own threads, possibly two at
+/// Connections that never finish a request (idle, or with half a request)
+/// do not hold up scrapes: up to 64 of them leave threads free, and each
+/// is dropped when it has not sent a whole request header within 2 s.
+///
+/// Thread-safety: scrapes run on the server's own threads, several at
 /// once, and call the source functions concurrently with each other and
 /// with the rest of the program; those functions must be thread-safe. The
 /// destructor stops the server and returns only after the last scrape has
