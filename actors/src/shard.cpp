@@ -236,8 +236,10 @@ void shard::on_exit() {
   for (auto& [id, l] : lanes_)
     l->abandon();
   lanes_.clear();
-  for (auto& ev : to_park_) // never written: parked at stop, if durable
-    eng_->abandon(std::move(ev), "parking");
+  // Ended but never written nor delivered: a durable store keeps them at
+  // stop like any other undelivered event.
+  for (auto& ev : to_park_)
+    eng_->abandon(std::move(ev), "completed");
   to_park_.clear();
   if (out_)
     for (auto& ev : out_->items)
