@@ -23,11 +23,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "keylane/errc.hpp"
 #include "keylane/park_store.hpp"
+#include "keylane/runtime.hpp"
 
 using namespace keylane;
 using namespace std::chrono_literals;
@@ -88,6 +90,11 @@ std::vector<uint64_t> seqs(const std::vector<parked_record>& rs) {
   for (const auto& r : rs)
     out.push_back(r.seq);
   return out;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in{path, std::ios::binary};
+  return std::string{std::istreambuf_iterator<char>{in}, {}};
 }
 
 uint64_t test_seed() {
@@ -288,10 +295,6 @@ TEST_CASE("an SQLite park store refuses a file that is not its own and "
     CHECK(msg.find(why) != std::string::npos);
     CHECK_FALSE(fs::exists(path + "-wal")); // left untouched
   };
-  auto slurp = [](const std::string& path) {
-    std::ifstream in{path, std::ios::binary};
-    return std::string{std::istreambuf_iterator<char>{in}, {}};
-  };
   SECTION("a text file") {
     auto path = (dir.path / "notes.txt").string();
     std::ofstream{path} << std::string(2000, 'x') << "\nnot a database\n";
@@ -324,6 +327,178 @@ TEST_CASE("an SQLite park store refuses a file that is not its own and "
     CHECK_THAT(render(store.error()), Catch::Contains(path)
                                         && Catch::Contains("schema version"));
   }
+}
+
+namespace {
+
+/// A file's bytes and modification time, to prove nothing wrote it.
+struct file_state {
+  std::string bytes;
+  struct timespec mtime{};
+  explicit file_state(const std::string& path) : bytes(slurp(path)) {
+    struct stat st{};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    mtime = st.st_mtim;
+  }
+  bool operator==(const file_state& x) const {
+    return bytes == x.bytes && mtime.tv_sec == x.mtime.tv_sec
+           && mtime.tv_nsec == x.mtime.tv_nsec;
+  }
+};
+
+bool no_side_files(const std::string& path) {
+  return !fs::exists(path + "-wal") && !fs::exists(path + "-shm")
+         && !fs::exists(path + "-journal");
+}
+
+/// Runs `f` in a child process as the user nobody (when we are root, who
+/// ignores permissions) or as ourselves; true when it returned true.
+template <class F>
+bool as_other_user(F f) {
+  auto pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+      _exit(3);
+    _exit(f() ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO("child status " << status);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+} // namespace
+
+TEST_CASE("an SQLite park store opened read-only reads a read-only file in a "
+          "read-only directory and changes no byte of it",
+          "[park][sqlite][readonly]") {
+  sqlite_store fx;
+  {
+    auto store = fx.open();
+    get(store->append({rec("a", 1, "x"), rec(uint64_t{7}, 2, "y"),
+                       rec("a", 3, "z")}));
+  }
+  REQUIRE(no_side_files(fx.path)); // closed cleanly: no log left
+  fs::permissions(fx.path, fs::perms::owner_read | fs::perms::group_read
+                             | fs::perms::others_read);
+  fs::permissions(fx.dir.path, fs::perms::owner_read | fs::perms::owner_exec
+                                 | fs::perms::group_read
+                                 | fs::perms::group_exec
+                                 | fs::perms::others_read
+                                 | fs::perms::others_exec);
+  file_state before{fx.path};
+  auto read_all = [&] {
+    auto store = open_sqlite_park_store(fx.path, sqlite_access::read_only);
+    if (!store)
+      return false;
+    auto keys = (*store)->keys();
+    auto a = (*store)->records("a");
+    auto written = (*store)->append({rec("b", 9, "w")});
+    return keys && keys->size() == 2 && a && a->size() == 2
+           && (*a)[1].payload == "z" && !written;
+  };
+  INFO("as " << (geteuid() == 0 ? "nobody (we are root)" : "ourselves"));
+  CHECK(as_other_user(read_all));
+  CHECK(read_all()); // and as ourselves, root included
+  CHECK(file_state{fx.path} == before);
+  CHECK(no_side_files(fx.path));
+  fs::permissions(fx.dir.path, fs::perms::owner_all);
+  fs::permissions(fx.path, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST_CASE("an SQLite park store opened read-only reads through the log of a "
+          "runtime that has it open",
+          "[park][sqlite][readonly]") {
+  sqlite_store fx;
+  auto writer = fx.open();
+  get(writer->append({rec("a", 1, "x")}));
+  REQUIRE(fs::exists(fx.path + "-wal"));
+  auto reader = open_sqlite_park_store(fx.path, sqlite_access::read_only);
+  INFO(render(reader ? caf::error{} : reader.error()));
+  REQUIRE(reader);
+  CHECK(get((*reader)->records("a")).size() == 1);
+  get(writer->append({rec("a", 2, "y")}));
+  CHECK(get((*reader)->records("a")).size() == 2);
+}
+
+TEST_CASE("an SQLite park store opened read-only or as existing refuses an "
+          "empty file and leaves it empty",
+          "[park][sqlite][readonly]") {
+  temp_dir dir;
+  auto path = (dir.path / "empty.db").string();
+  std::ofstream{path}.close();
+  for (auto access : {sqlite_access::read_only, sqlite_access::existing}) {
+    auto store = open_sqlite_park_store(path, access);
+    REQUIRE_FALSE(store);
+    CHECK_THAT(render(store.error()),
+               Catch::Contains(path) && Catch::Contains("the file is empty"));
+    CHECK(fs::file_size(path) == 0);
+    CHECK(no_side_files(path));
+  }
+  auto missing = (dir.path / "missing.db").string();
+  CHECK_FALSE(open_sqlite_park_store(missing, sqlite_access::read_only));
+  CHECK_FALSE(open_sqlite_park_store(missing, sqlite_access::existing));
+  CHECK_FALSE(fs::exists(missing));
+}
+
+TEST_CASE("a damaged SQLite park store is reported in SQLite's words, not "
+          "as a file of another program",
+          "[park][sqlite]") {
+  sqlite_store fx;
+  get(fx.open()->append({rec("a", 1, "x")}));
+  // Overwrite the root page of keylane_meta: SQLite's integrity check
+  // calls such a file "malformed".
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(fx.path.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_master WHERE"
+                                 " name = 'keylane_meta'",
+                             -1, &st, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+  auto page = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  REQUIRE(no_side_files(fx.path));
+  {
+    std::fstream f{fx.path, std::ios::in | std::ios::out | std::ios::binary};
+    f.seekp((page - 1) * 4096);
+    std::string junk(4096, '\xff');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  for (auto access : {sqlite_access::create, sqlite_access::read_only}) {
+    auto store = open_sqlite_park_store(fx.path, access);
+    REQUIRE_FALSE(store);
+    auto msg = render(store.error());
+    INFO(msg);
+    CHECK(msg.find("malformed") != std::string::npos);
+    CHECK(msg.find("another program") == std::string::npos);
+  }
+}
+
+TEST_CASE("a runtime whose park.path cannot be opened says park_store_failed "
+          "once, with the path",
+          "[park][sqlite]") {
+  temp_dir dir;
+  settings s;
+  s.threads = 1;
+  s.park = park_mode::sqlite;
+  s.park_path = (dir.path / "no-such-dir" / "park.db").string();
+  struct echo : handler<std::string, std::string> {
+    void on_event(std::string& x, completion<std::string> done) override {
+      done.ok(x);
+    }
+  };
+  handler_factory make = [](const handler_params&) {
+    return std::make_unique<echo>();
+  };
+  auto rt = runtime<std::string, std::string>::start(s, make);
+  REQUIRE_FALSE(rt);
+  auto msg = render(rt.error());
+  INFO(msg);
+  CHECK(msg.find(s.park_path) != std::string::npos);
+  CHECK(msg.rfind("park_store_failed: park store ", 0) == 0);
+  CHECK(msg.find("park_store_failed", 1) == std::string::npos);
 }
 
 namespace {

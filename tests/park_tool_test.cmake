@@ -30,6 +30,88 @@ if(CMAKE_SCRIPT_MODE_FILE)
     set(park_out "${out}" PARENT_SCOPE)
   endfunction()
 
+  if(SCENARIO STREQUAL "headers")
+    # The installed headers (the folders HEADERS and MORE_HEADERS) name no
+    # SQLite header: the library links SQLite privately.
+    foreach(dir "${HEADERS}" "${MORE_HEADERS}")
+      file(GLOB_RECURSE files "${dir}/*.hpp" "${dir}/*.h")
+      foreach(f IN LISTS files)
+        file(STRINGS "${f}" hits REGEX "#[ \t]*include[ \t]*[<\"]sqlite3")
+        if(hits)
+          message(FATAL_ERROR "${f} is installed and includes SQLite: ${hits}")
+        endif()
+      endforeach()
+    endforeach()
+    return()
+  endif()
+
+  if(SCENARIO STREQUAL "readonly")
+    # list, show and export open the store read-only: they work on a file
+    # and directory this user cannot write (run as nobody when we are root,
+    # who ignores permissions), change no byte or mtime, create no -wal or
+    # -shm, and refuse an empty file instead of making it a store.
+    if(EXISTS "${WORK}")
+      execute_process(COMMAND chmod -R u+w "${WORK}")
+    endif()
+    file(REMOVE_RECURSE "${WORK}")
+    set(dir "${WORK}/ro")
+    file(MAKE_DIRECTORY "${dir}")
+    set(store "${dir}/park.db")
+    set(empty "${dir}/empty.db")
+    set(none "")
+    park_expect(0 none "${FIXTURE}" "${store}")
+    file(WRITE "${empty}" "")
+    execute_process(COMMAND chmod 0444 "${store}" "${empty}")
+    execute_process(COMMAND chmod 0555 "${dir}")
+    execute_process(COMMAND id -u OUTPUT_VARIABLE uid
+      OUTPUT_STRIP_TRAILING_WHITESPACE)
+    set(users "self")
+    find_program(SETPRIV setpriv)
+    if(uid STREQUAL "0" AND SETPRIV)
+      list(APPEND users "nobody")
+    endif()
+    function(file_state path out)
+      file(SHA256 "${path}" hash)
+      execute_process(COMMAND stat -c "%y %s" "${path}" OUTPUT_VARIABLE st)
+      set(${out} "${hash} ${st}" PARENT_SCOPE)
+    endfunction()
+    file_state("${store}" store_before)
+    file_state("${empty}" empty_before)
+    foreach(user IN LISTS users)
+      set(as "")
+      if(user STREQUAL "nobody")
+        set(as "${SETPRIV}" --reuid=65534 --regid=65534 --clear-groups)
+      endif()
+      message("-- as ${user}")
+      set(texts "2 keys, 3 records")
+      park_expect(0 texts ${as} "${TOOL}" list "${store}")
+      set(texts "integer key 7: 1 parked record")
+      park_expect(0 texts ${as} "${TOOL}" show "${store}" 7 --int-key)
+      set(texts [=["id":3,"seq":12,"key":"7","key_kind":"integer"]=])
+      park_expect(0 texts ${as} "${TOOL}" export "${store}")
+      set(texts "${empty}" "not a keylane park store: the file is empty")
+      park_expect(1 texts ${as} "${TOOL}" list "${empty}")
+      park_expect(1 texts ${as} "${TOOL}" export "${empty}")
+      park_expect(1 texts ${as} "${TOOL}" discard "${empty}" k)
+    endforeach()
+    file_state("${store}" store_after)
+    file_state("${empty}" empty_after)
+    execute_process(COMMAND chmod -R u+w "${WORK}")
+    if(NOT store_after STREQUAL store_before)
+      message(FATAL_ERROR "the store changed: ${store_before} -> ${store_after}")
+    endif()
+    if(NOT empty_after STREQUAL empty_before)
+      message(FATAL_ERROR "the empty file changed: ${empty_before} -> ${empty_after}")
+    endif()
+    foreach(side "${store}-wal" "${store}-shm" "${empty}-wal" "${empty}-shm"
+                 "${empty}-journal")
+      if(EXISTS "${side}")
+        message(FATAL_ERROR "an inspection created ${side}")
+      endif()
+    endforeach()
+    return()
+  endif()
+
   if(NOT TOOL) # the first form
     include("${CMAKE_CURRENT_LIST_DIR}/script_args.cmake")
     keylane_command_after_dashes(cmd)
@@ -152,3 +234,17 @@ add_test(NAME "park tool: list, show, export and discard a fixture store"
     -P "${park_tool_script}")
 set_tests_properties("park tool: list, show, export and discard a fixture store"
   PROPERTIES LABELS "park" TIMEOUT 120)
+
+add_test(NAME "park tool: list, show and export read a read-only store and change no file"
+  COMMAND ${CMAKE_COMMAND} -DSCENARIO=readonly -DTOOL=$<TARGET_FILE:keylane-park>
+    -DFIXTURE=$<TARGET_FILE:park_fixture> "-DWORK=${park_tool_work}/readonly"
+    -P "${park_tool_script}")
+set_tests_properties("park tool: list, show and export read a read-only store and change no file"
+  PROPERTIES LABELS "park" TIMEOUT 120)
+
+add_test(NAME "park tool: no installed header includes sqlite3.h"
+  COMMAND ${CMAKE_COMMAND} -DSCENARIO=headers
+    "-DHEADERS=${PROJECT_SOURCE_DIR}/runtime/include" "-DMORE_HEADERS=${PROJECT_SOURCE_DIR}/actors/include"
+    -P "${park_tool_script}")
+set_tests_properties("park tool: no installed header includes sqlite3.h"
+  PROPERTIES LABELS "park" TIMEOUT 60)

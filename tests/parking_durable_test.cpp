@@ -3,7 +3,20 @@
 
 #include <catch2/catch.hpp>
 
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "parking_runs.hpp"
 
@@ -239,4 +252,180 @@ TEST_CASE("under random failures with large workloads order, accounting, "
   auto seed = fault_seed();
   run_property(seed, 20000, 256);
   run_replay_property(seed + 100, 12000, 200);
+}
+
+// -- kill -9 while a runtime parks in groups -----------------------------------
+
+namespace {
+
+using crash_rt = runtime<uint64_t, uint64_t>;
+
+constexpr const char* crash_env = "KEYLANE_PARK_CRASH_CHILD";
+
+/// What the child tells the parent for every parked tombstone its output
+/// saw: one write(2) of 16 bytes, so the parent never reads half of one.
+struct seen_tombstone {
+  uint64_t key;
+  uint64_t index;
+};
+
+// The downstream is down: every event fails for good and parks.
+struct always_down : handler<uint64_t, uint64_t> {
+  void on_event(uint64_t&, completion<uint64_t> done) override {
+    done.fail_permanently("downstream unavailable");
+  }
+};
+
+} // namespace
+
+// Run by the crash test below in a process of its own (exec'd, so no state
+// of the parent is shared); does nothing when run any other way.
+TEST_CASE("(the child process of the grouped-parking crash test)",
+          "[.park_crash_child]") {
+  auto* spec = std::getenv(crash_env);
+  if (spec == nullptr)
+    return;
+  char path[4096] = {};
+  int fd = -1;
+  uint64_t keys = 0, first = 0;
+  if (std::sscanf(spec, "%d %" SCNu64 " %" SCNu64 " %4095s", &fd, &keys,
+                  &first, path)
+      != 4)
+    _exit(3);
+  settings s;
+  s.threads = 2;
+  s.order = order_mode::per_key;
+  s.park = park_mode::sqlite;
+  s.park_path = path;
+  auto on_output = [fd](crash_rt::event_type& ev) {
+    if (ev.status != outcome::parked)
+      _exit(4);
+    seen_tombstone t{ev.k.integer(), ev.payload};
+    if (write(fd, &t, sizeof(t)) != static_cast<ssize_t>(sizeof(t)))
+      _exit(5);
+  };
+  handler_factory make = [](const handler_params&) {
+    return std::make_unique<always_down>();
+  };
+  auto rt = crash_rt::start(s, make, on_output);
+  if (!rt)
+    _exit(6);
+  for (uint64_t i = first; i < first + 50'000'000; ++i)
+    if (!(*rt)->submit(key{uint64_t{i % keys}}, uint64_t{i}))
+      _exit(7);
+  pause(); // until killed
+  _exit(8);
+}
+
+TEST_CASE("a runtime killed with kill -9 while it parks in groups has the "
+          "record of every parked tombstone its output saw, each key's in "
+          "order with no gap",
+          "[parking][durable][crash]") {
+  auto seed = fault_seed();
+  INFO("seed " << seed << " (rerun with KEYLANE_SEED=" << seed << ")");
+  std::mt19937_64 rng{seed};
+  temp_dir dir;
+  auto path = (dir.path / "parked.db").string();
+  const uint64_t keys = 97;
+  const uint64_t round_span = keys * 1'000'000; // round r starts at r * it
+  std::map<uint64_t, std::set<uint64_t>> seen; // per key
+  for (uint64_t round = 0; round < 2; ++round) {
+    // Round 0 parks through lanes; round 1 starts with every key parked, so
+    // its supervisor parks them.
+    INFO("round " << round);
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    auto kill_after = 2'000 + rng() % 30'000;
+    auto spec = std::to_string(fds[1]) + " " + std::to_string(keys) + " "
+                + std::to_string(round * round_span) + " " + path;
+    auto pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      close(fds[0]);
+      setenv(crash_env, spec.c_str(), 1);
+      int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, 1);
+      execl("/proc/self/exe", "keylane_tests", "[.park_crash_child]",
+            static_cast<char*>(nullptr));
+      _exit(9);
+    }
+    close(fds[1]);
+    std::string buf;
+    uint64_t count = 0;
+    auto read_seen = [&](int timeout_ms) { // false on EOF or timeout
+      pollfd p{fds[0], POLLIN, 0};
+      if (poll(&p, 1, timeout_ms) <= 0)
+        return false;
+      char chunk[65536];
+      auto n = read(fds[0], chunk, sizeof(chunk));
+      if (n <= 0)
+        return false;
+      buf.append(chunk, static_cast<size_t>(n));
+      size_t used = 0;
+      for (; buf.size() - used >= sizeof(seen_tombstone);
+           used += sizeof(seen_tombstone), ++count) {
+        seen_tombstone t;
+        std::memcpy(&t, buf.data() + used, sizeof(t));
+        seen[t.key].insert(t.index);
+      }
+      buf.erase(0, used);
+      return true;
+    };
+    while (count < kill_after && read_seen(60'000)) {
+    }
+    // Any moment: mid-transaction, mid-fsync, between groups.
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
+    kill(pid, SIGKILL);
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    INFO("child exit code " << (WIFEXITED(status) ? WEXITSTATUS(status) : 0));
+    REQUIRE(WIFSIGNALED(status));
+    while (read_seen(0)) { // written before the kill landed
+    }
+    close(fds[0]);
+    CHECK(count >= kill_after);
+  }
+  auto store = open_sqlite_park_store(path, sqlite_access::read_only);
+  INFO(render(store ? caf::error{} : store.error()));
+  REQUIRE(store);
+  problems p;
+  uint64_t stored = 0;
+  for (uint64_t k = 0; k < keys; ++k) {
+    auto recs = (*store)->records(key{k});
+    REQUIRE(recs);
+    stored += recs->size();
+    // Per key: round 0's events k, k + keys, ... with no gap, then round
+    // 1's from its own start, again with no gap (a whole group or none).
+    std::set<uint64_t> have;
+    uint64_t round = 0, expect = k, last_seq = 0;
+    bool first = true; // of its round: seqs restart with each runtime
+    for (auto& r : *recs) {
+      auto x = codec<uint64_t>::decode(r.payload);
+      REQUIRE(x);
+      if (*x != expect && round == 0 && *x == round_span + k) {
+        round = 1;
+        expect = *x;
+        first = true;
+      }
+      if (*x != expect) {
+        p.add("key ", k, ": event ", *x, " where ", expect, " belongs");
+        break;
+      }
+      if (!first && r.seq <= last_seq)
+        p.add("key ", k, ": seq ", r.seq, " after ", last_seq);
+      first = false;
+      last_seq = r.seq;
+      have.insert(*x);
+      expect += keys;
+    }
+    for (auto x : seen[k])
+      if (have.count(x) == 0)
+        p.add("key ", k, ": tombstone of event ", x,
+              " was output, its record is not in the store");
+  }
+  CHECK_NO_PROBLEMS(p);
+  uint64_t seen_total = 0;
+  for (auto& [k, xs] : seen)
+    seen_total += xs.size();
+  CHECK(stored >= seen_total);
 }

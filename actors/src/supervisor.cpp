@@ -89,6 +89,9 @@ void supervisor::on_report(shard_report& r) {
     on_idle(n.k, n.lane, n.finished);
   for (auto& k : r.retired)
     on_retired(k);
+  // The parks of every key that retired here, in one transaction.
+  write_parked();
+  deliver_parked();
 }
 
 void supervisor::drain() {
@@ -288,8 +291,8 @@ void supervisor::on_retired(const key& k) {
       }
     auto ops = std::move(e.ops);
     keys_.erase(i);
-    write_parked();
-    deliver_parked();
+    // Written by on_report with the round's other parks (or by a replay or
+    // discard below, which writes whatever is pending first).
     for (auto& [replay, reply] : ops)
       operate(replay, k, std::move(reply));
   } else if (e.pending && !e.pending->items.empty()) {

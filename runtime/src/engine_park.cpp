@@ -39,7 +39,7 @@ caf::error engine::open_store() {
                           "park.store = \"sqlite\" needs park.path");
       auto st = open_sqlite_park_store(cfg_.park_path);
       if (!st)
-        return make_error(errc::park_store_failed, render(st.error()));
+        return std::move(st.error()); // already park_store_failed, with path
       store_ = std::move(*st);
       return caf::none;
     }

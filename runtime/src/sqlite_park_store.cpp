@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -12,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "keylane/detail/sqlite_handle.hpp"
+#include "sqlite_handle.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/park_store.hpp"
 
@@ -285,27 +286,46 @@ caf::error refuse(const std::string& path, const std::string& why) {
                     "park store " + path + ": " + why);
 }
 
+// What SQLite said about the last call on `db`, with the code's own text
+// when the message is only the generic one.
+std::string sqlite_says(sqlite3* db, int rc) {
+  std::string msg = sqlite3_errmsg(db);
+  std::string code = sqlite3_errstr(rc);
+  return msg == code ? msg : msg + " (SQLite: " + code + ")";
+}
+
 // Reads the file's identity without writing to it: true when it is a
 // keylane park store of our schema version, false when it is a new (empty)
-// database, an error when it is anything else.
+// database, an error when it is anything else. A file SQLite cannot read
+// (damaged, locked, unreadable) is reported in SQLite's words, never taken
+// for another program's file.
 caf::expected<bool> identify(sqlite3* db, const std::string& path) {
-  sqlite_stmt tables{db, "SELECT count(*) FROM sqlite_master"};
+  sqlite_stmt tables{db, "SELECT count(*), count(CASE WHEN type = 'table'"
+                         " AND name = 'keylane_meta' THEN 1 END)"
+                         " FROM sqlite_master"};
   auto rc = tables.rc() != SQLITE_OK ? tables.rc() : tables.step();
   if ((rc & 0xff) == SQLITE_NOTADB)
     return refuse(path, "not a keylane park store: the file is not an"
                         " SQLite database");
   if (rc != SQLITE_ROW)
-    return refuse(path, std::string{"cannot read: "} + sqlite3_errmsg(db));
+    return refuse(path, "cannot read: " + sqlite_says(db, rc));
   if (tables.get_i64(0) == 0)
     return false;
-  sqlite_stmt meta{db, "SELECT (SELECT value FROM keylane_meta WHERE name ="
-                       " 'format'), (SELECT value FROM keylane_meta WHERE"
-                       " name = 'schema_version')"};
-  if (meta.rc() != SQLITE_OK || meta.step() != SQLITE_ROW
-      || meta.get_bytes(0) != format_name)
+  if (tables.get_i64(1) == 0)
     return refuse(path, "not a keylane park store: an SQLite database"
                         " without keylane's meta table (a file of another"
                         " program?); refusing to touch it");
+  sqlite_stmt meta{db, "SELECT (SELECT value FROM keylane_meta WHERE name ="
+                       " 'format'), (SELECT value FROM keylane_meta WHERE"
+                       " name = 'schema_version')"};
+  rc = meta.rc() != SQLITE_OK ? meta.rc() : meta.step();
+  if (rc != SQLITE_ROW)
+    return refuse(path, "cannot read keylane's meta table: "
+                          + sqlite_says(db, rc));
+  if (meta.get_bytes(0) != format_name)
+    return refuse(path, "not a keylane park store: its meta table names"
+                        " the format '" + meta.get_bytes(0)
+                          + "'; refusing to touch it");
   auto version = meta.get_bytes(1);
   if (version != std::to_string(schema_version))
     return refuse(path, "keylane park store of schema version '" + version
@@ -315,18 +335,26 @@ caf::expected<bool> identify(sqlite3* db, const std::string& path) {
   return true;
 }
 
+caf::error refuse_empty(const std::string& path) {
+  return refuse(path, "not a keylane park store: the file is empty (no"
+                      " runtime has parked events there); left as it is");
+}
+
 // Identifies the file, switches it to WAL and creates the schema in a new
 // file. Checks before writing, so a foreign file is left untouched.
-caf::error prepare(sqlite3* db, const std::string& path) {
-  sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, 10'000); // another process may hold the lock
+caf::error prepare(sqlite3* db, const std::string& path,
+                   sqlite_access access) {
   auto known = identify(db, path);
   if (!known)
     return std::move(known.error());
+  if (access == sqlite_access::read_only)
+    return *known ? caf::none : refuse_empty(path);
   auto fail = [&](const char* step) {
     return refuse(path, std::string{"cannot "} + step + ": "
                           + sqlite3_errmsg(db));
   };
+  if (!*known && access == sqlite_access::existing)
+    return refuse_empty(path);
   {
     sqlite_stmt wal{db, "PRAGMA journal_mode = WAL"};
     if (wal.rc() != SQLITE_OK || wal.step() != SQLITE_ROW)
@@ -353,21 +381,60 @@ caf::error prepare(sqlite3* db, const std::string& path) {
   return caf::none;
 }
 
+// `path` as an SQLite URI ("file:" and percent escapes), with `query`.
+std::string file_uri(const std::string& path, const char* query) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out = "file:";
+  for (unsigned char c : path) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                 || (c >= '0' && c <= '9') || c == '/' || c == '.'
+                 || c == '-' || c == '_' || c == '~';
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    }
+  }
+  return out + "?" + query;
+}
+
+bool has_wal(const std::string& path) {
+  std::error_code ec;
+  auto wal = std::filesystem::status(path + "-wal", ec);
+  return std::filesystem::exists(wal);
+}
+
 } // namespace
 
 caf::expected<std::unique_ptr<park_store>>
-open_sqlite_park_store(const std::string& path) {
+open_sqlite_park_store(const std::string& path, sqlite_access access) {
+  // Read-only: a store with no write-ahead log holds everything in its
+  // main file and no runtime has it open (a runtime's connection keeps the
+  // log), so read it as immutable: no -shm or -wal is created, no lock
+  // taken, which also works in a directory the caller cannot write. With a
+  // log, read through it as any reader does (its -shm exists already).
+  auto ro = access == sqlite_access::read_only;
+  auto immutable = ro && !has_wal(path);
+  auto name = immutable ? file_uri(path, "immutable=1") : path;
+  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  flags |= ro ? SQLITE_OPEN_READONLY
+              : access == sqlite_access::existing
+                ? SQLITE_OPEN_READWRITE
+                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (!immutable)
+    flags &= ~SQLITE_OPEN_URI; // a plain path, whatever it contains
   sqlite3* raw = nullptr;
-  auto rc = sqlite3_open_v2(path.c_str(), &raw,
-                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-                              | SQLITE_OPEN_NOMUTEX,
-                            nullptr);
+  auto rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   sqlite_db db{raw}; // open_v2 hands out a handle even on failure
   if (rc != SQLITE_OK)
     return make_error(errc::park_store_failed,
                       "park store " + path + ": cannot open: "
                         + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-  if (auto err = prepare(db.get(), path))
+  sqlite3_extended_result_codes(db.get(), 1);
+  sqlite3_busy_timeout(db.get(), 10'000); // another process may hold the lock
+  if (auto err = prepare(db.get(), path, access))
     return err;
   std::unique_ptr<park_store> store
     = std::make_unique<sqlite_park_store>(path, std::move(db));

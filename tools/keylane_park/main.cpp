@@ -207,7 +207,10 @@ std::optional<failure> file_from_settings(command_line& cl) {
 }
 
 /// Opens FILE without creating it: a path that does not exist is an error.
-std::optional<failure> open(const std::string& file,
+/// `list`, `show` and `export` open it read-only, so they neither change a
+/// file nor need write access to it or its directory; `discard` opens an
+/// existing store only.
+std::optional<failure> open(const std::string& file, sqlite_access access,
                             std::unique_ptr<park_store>& out) {
   std::error_code ec;
   auto st = std::filesystem::status(file, ec);
@@ -218,7 +221,7 @@ std::optional<failure> open(const std::string& file,
     return failure{exit_failed, file + ": " + ec.message()};
   if (std::filesystem::is_directory(st))
     return failure{exit_failed, file + ": is a directory, not a park store"};
-  auto store = open_sqlite_park_store(file);
+  auto store = open_sqlite_park_store(file, access);
   if (!store)
     return failure{exit_failed, render(store.error())};
   out = std::move(*store);
@@ -332,7 +335,9 @@ std::optional<failure> run(int argc, char** argv) {
     if (auto f = file_from_settings(cl))
       return f;
   std::unique_ptr<park_store> store;
-  if (auto f = open(cl.file, store))
+  auto access = cl.command == "discard" ? sqlite_access::existing
+                                        : sqlite_access::read_only;
+  if (auto f = open(cl.file, access, store))
     return f;
   if (cl.command == "list")
     return list(*store, cl.file);

@@ -109,10 +109,28 @@ public:
 /// A store in memory: fast, lost with the process.
 [[nodiscard]] std::unique_ptr<park_store> make_memory_park_store();
 
-/// A durable store in an SQLite file at `path` (created if missing).
-/// Fails with `errc::park_store_failed` if the file cannot be opened or is
-/// not a keylane park store.
+/// How `open_sqlite_park_store` may treat its file.
+enum class sqlite_access : uint8_t {
+  /// Reads and writes; creates the file and the schema if missing (what a
+  /// runtime does).
+  create,
+  /// Reads and writes a keylane park store that exists already; refuses a
+  /// missing or empty file instead of making it a store.
+  existing,
+  /// Reads only (`SQLITE_OPEN_READONLY`): never creates, writes or switches
+  /// the journal of the file, and reads a store whose file and directory
+  /// are read-only to the caller. Every write call fails. A store without a
+  /// write-ahead log (no runtime has it open) is read as an immutable file,
+  /// which needs no lock files beside it.
+  read_only,
+};
+
+/// A durable store in an SQLite file at `path`, opened as `access` says
+/// (`create`: created if missing). Fails with `errc::park_store_failed` if
+/// the file cannot be opened or read (with SQLite's own words, such as
+/// "database disk image is malformed") or is not a keylane park store.
 [[nodiscard]] caf::expected<std::unique_ptr<park_store>>
-open_sqlite_park_store(const std::string& path);
+open_sqlite_park_store(const std::string& path,
+                       sqlite_access access = sqlite_access::create);
 
 } // namespace keylane

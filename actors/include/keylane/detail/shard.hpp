@@ -55,8 +55,14 @@ using shard_report_ptr = std::shared_ptr<shard_report>;
 /// most `lane_batch` events before the shard moves on to the next lane, so
 /// a hot key delays the shard's other keys by one turn, not by its backlog.
 /// Handlers run on the shard's thread and must not block it: a blocked
-/// handler stalls the other keys of its shard. Single-threaded, as every
-/// actor; lanes reach it through the functions below.
+/// handler stalls the other keys of its shard. Parks are grouped: what the
+/// lanes park while the shard handles its messages is written to the store
+/// in one transaction (one fsync), then sent to the sink with the round's
+/// batch; while more messages wait, up to `park_group_max` events and
+/// `park_hold` of time, the write waits for them too, and so do the
+/// tombstones and the round's report (a lane that retires must not let the
+/// supervisor park its key's later events ahead of these). Single-threaded,
+/// as every actor; lanes reach it through the functions below.
 class shard : public caf::event_based_actor {
 public:
   shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
@@ -74,6 +80,9 @@ public:
   void idle(idle_notice n);
   /// A lane parked its key.
   void parked(const keylane::key& k);
+  /// Takes events a lane parks (its key's, in order); they go to the store
+  /// with the other parks of the round in one transaction (see end_round).
+  void park(std::vector<event_ptr>& evs);
   /// A lane spent its turn with events left: run it again later.
   void want_turn(uint64_t lane);
   /// The newest CAF request number of this actor (see lane::requests_).
@@ -91,6 +100,8 @@ private:
   void end_round();
   void take_turns();
   lane* find(uint64_t id);
+  [[nodiscard]] bool hold_parks();
+  void write_parks();
 
   engine* eng_;
   caf::actor supervisor_;
@@ -100,6 +111,11 @@ private:
   shard_report_ptr report_;
   std::vector<uint64_t> turns_;
   bool turn_pending_ = false;
+  // Parks not yet written, in the order the lanes gave them, and since when
+  // the oldest of them waits.
+  std::vector<event_ptr> to_park_;
+  clock::time_point parks_since_;
+  bool park_wakeup_armed_ = false;
 };
 
 } // namespace keylane::detail

@@ -4,7 +4,8 @@
 // handle, a prepared statement that binds, steps and reads columns with
 // keylane's types, and a write transaction that rolls back unless
 // committed. Not thread-safe: the owner of a connection serialises every
-// use of it, of its statements and of its transactions.
+// use of it, of its statements and of its transactions. Private to the
+// library (not installed): its users need no SQLite headers.
 
 #include <cstdint>
 #include <memory>
