@@ -95,9 +95,8 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   std::vector<key> parked;
   if (eng->store_) {
     auto found = eng->store_->keys();
-    if (!found)
-      return make_error(errc::park_store_failed,
-                        "cannot list parked keys: " + render(found.error()));
+    if (!found) // the store's error names the store and what failed
+      return std::move(found.error());
     for (auto& pk : *found)
       parked.push_back(std::move(pk.k));
   }
