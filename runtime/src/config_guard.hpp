@@ -5,12 +5,15 @@
 // code points in U+00A1..U+0499, U+2C5E..U+3057 and U+FB26..U+FEFE that
 // function reaches `__builtin_unreachable()`: undefined behaviour, on text
 // as plain as a Cyrillic "о" typed into `windоw = 4`. It asks wherever a
-// character outside strings and comments may be whitespace, and in a
-// multi-line basic string right after a backslash and at the first
-// character a line-ending backslash continues with. TOML allows non-ASCII
-// only inside strings and comments, so any outside is refused here (toml++
-// refuses it too, after the undefined behaviour); inside a multi-line basic
-// string only the code points toml++ cannot answer for are refused.
+// character outside strings and comments may be whitespace; of every
+// character of a value it scans ahead to guess the value's type (up to the
+// next space, ']', '}', ',' or '#', quotes included); and in a multi-line
+// basic string right after a backslash and at the first character a
+// line-ending backslash continues with. TOML allows non-ASCII only inside
+// strings and comments, so any outside, or in such a value run, is refused
+// here (toml++ refuses it too, after the undefined behaviour); inside a
+// multi-line basic string only the code points toml++ cannot answer for
+// are refused.
 //
 // toml++ stops at the first error, so only the text up to its first error
 // matters: this scanner follows TOML's strings and comments exactly as far
@@ -35,6 +38,12 @@ struct unsafe_text {
 };
 
 namespace guard {
+
+/// The bytes of the UTF-8 sequence that `lead` begins (1 for ASCII).
+inline size_t sequence_length(char lead) {
+  auto b = static_cast<uint8_t>(lead);
+  return b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+}
 
 /// The code point at `text[i]`, or -1 for bytes that are not UTF-8.
 inline int32_t code_point_at(std::string_view text, size_t i) {
@@ -161,8 +170,8 @@ inline size_t ml_basic(std::string_view text, size_t i,
                    "cannot read it there: write it as \\uXXXX)");
           return n;
         }
-        if (ws && *ws) {
-          ++i;
+        if (ws && *ws) { // U+00A0, U+FEFF, ...: toml++ skips them too
+          i += sequence_length(text[i]);
           continue;
         }
       }
@@ -202,32 +211,90 @@ inline size_t literal_or_basic(std::string_view text, size_t i, char quote,
   return n;
 }
 
+inline const char* outside_why() {
+  return "outside a string or comment (TOML is ASCII there: quote the key "
+         "or the string, or check for a look-alike letter)";
+}
+
+inline bool ends_value(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ']'
+         || c == '}' || c == ',' || c == '#';
+}
+
+/// The end of the run that toml++ scans ahead from the first character of
+/// a value that is no string, array or inline table, to guess its type
+/// (parser.inl, parse_value): it tests each character up to a value
+/// terminator for whitespace, quotes included, so a quote there starts no
+/// string. A date and a time one space apart are scanned on. Sets `bad`
+/// at a non-ASCII character in the run.
+inline size_t value_run(std::string_view text, size_t i,
+                        std::optional<unsafe_text>& bad) {
+  auto n = text.size();
+  for (;;) {
+    for (; i < n && !ends_value(text[i]); ++i)
+      if (is_non_ascii(text[i])) {
+        bad = at(text, i, outside_why());
+        return n;
+      }
+    if (i + 1 < n && text[i] == ' ' && text[i + 1] >= '0'
+        && text[i + 1] <= '9') {
+      ++i;
+      continue;
+    }
+    return i;
+  }
+}
+
 } // namespace guard
 
 /// The first character of `text` that toml++ 3.3.0 must not see, if any.
+/// Follows keys, values, arrays and inline tables as far as needed to know
+/// where toml++ scans a value ahead (`value_run`).
 inline std::optional<unsafe_text> find_unsafe_text(std::string_view text) {
   using namespace guard;
   std::optional<unsafe_text> bad;
+  std::string open; // the arrays ('[') and inline tables ('{') we are in
+  bool value_next = false; // after '=', or '[' or ',' in an array
   auto n = text.size();
   size_t i = text.substr(0, 3) == "\xef\xbb\xbf" ? 3 : 0; // a byte order mark
+  auto string_at = [&](size_t at) {
+    auto three = [&](char q) { return text.substr(at, 3) == std::string(3, q); };
+    if (text[at] == '"' && three('"'))
+      return ml_basic(text, at + 3, bad);
+    if (text[at] == '"')
+      return literal_or_basic(text, at + 1, '"', true, false);
+    auto multi = three('\'');
+    return literal_or_basic(text, at + (multi ? 3 : 1), '\'', false, multi);
+  };
   while (i < n && !bad) {
     auto c = text[i];
-    auto three = [&](char q) { return text.substr(i, 3) == std::string(3, q); };
-    if (c == '#') {
+    auto in = open.empty() ? '\0' : open.back();
+    if (c == ' ' || c == '\t') {
+      ++i;
+    } else if (c == '\n' || c == '\r') {
+      value_next = value_next && in == '['; // arrays span lines
+      ++i;
+    } else if (c == '#') {
       while (i < n && text[i] != '\n')
         ++i;
-    } else if (c == '"' && three('"')) {
-      i = ml_basic(text, i + 3, bad);
-    } else if (c == '"') {
-      i = literal_or_basic(text, i + 1, '"', true, false);
-    } else if (c == '\'') {
-      auto multi = three('\'');
-      i = literal_or_basic(text, i + (multi ? 3 : 1), '\'', false, multi);
+    } else if (c == '"' || c == '\'') {
+      i = string_at(i);
+      value_next = false;
+    } else if (value_next && (c == '[' || c == '{')) {
+      open += c;
+      value_next = c == '[';
+      ++i;
+    } else if ((c == ']' && in == '[') || (c == '}' && in == '{')) {
+      open.pop_back();
+      value_next = false;
+      ++i;
+    } else if (value_next) {
+      i = value_run(text, i, bad);
+      value_next = false;
     } else if (is_non_ascii(c)) {
-      bad = at(text, i,
-               "outside a string or comment (TOML keys are ASCII: quote the "
-               "key, or check for a look-alike letter)");
+      bad = at(text, i, outside_why());
     } else {
+      value_next = c == '=' || (c == ',' && in == '[');
       ++i;
     }
   }
