@@ -2,7 +2,8 @@
 
 // The problem collector of the config reader: every problem of a document
 // (a file or one `--set`) is gathered with its position, then reported at
-// once in file order. Shared by config_loader.cpp and config_schema.cpp.
+// once in file order, the first `max_config_problems` of them and a count
+// of the rest. Shared by config_loader.cpp and config_schema.cpp.
 
 #include <algorithm>
 #include <optional>
