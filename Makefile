@@ -9,6 +9,8 @@
 #   make test-tsan       same suite under ThreadSanitizer in build-tsan/ (extra; Debian's CAF
 #                        is not instrumented, so expect reports from inside CAF)
 #   make bench           build and run the benchmark (docs/performance.md)
+#   make fuzz            build the libFuzzer targets with clang in build-fuzz/ and run each
+#                        for FUZZ_SECONDS (default 60; tests/fuzz/run.sh); CI runs it last
 #   make clean           remove every build directory
 
 SHELL := /bin/bash
@@ -48,7 +50,7 @@ CTEST_RUN = $(CTEST) --output-on-failure --no-tests=error -j$(JOBS) $(CTEST_ARGS
 SANITIZED_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKEYLANE_BUILD_TESTS=ON \
                   -DKEYLANE_BUILD_BENCH=OFF -DKEYLANE_USE_MIMALLOC=OFF
 
-.PHONY: all deps configure run test test-sanitize test-tsan bench clean
+.PHONY: all deps configure run test test-sanitize test-tsan bench fuzz clean
 
 all: test
 
@@ -86,5 +88,8 @@ bench: configure
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS) --target keylane_bench
 	$(BENCH_BIN) $(ARGS)
 
+fuzz: deps
+	JOBS=$(JOBS) bash tests/fuzz/run.sh
+
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) build-fuzz

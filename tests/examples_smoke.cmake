@@ -82,6 +82,9 @@ keylane_smoke_example_exit("ledger rejects an unknown scenario" ledger 2
   "--scenario must be hot or retry, got 'cold'" --scenario cold)
 keylane_smoke_example_exit("ledger rejects a bad --set" ledger 2
   "--set retry.max_attempts=0" --scenario retry --set retry.max_attempts=0)
+# A key that is a TOML comment parses to no key at all: a named error, exit 2.
+keylane_smoke_example_exit("ledger rejects a --set whose key is a comment"
+  ledger 2 "invalid_config: --set #x=1: \"#x\" is not a key" --set "#x=1")
 
 # --serve and SIGHUP, as an operator meets them (tests/ledger_serve.sh):
 # started in the background, stopped by SIGTERM or SIGINT with status 0, and

@@ -2,7 +2,8 @@
 
 // The problem collector of the config reader: every problem of a document
 // (a file or one `--set`) is gathered with its position, then reported at
-// once in file order. Shared by config_loader.cpp and config_schema.cpp.
+// once in file order, the first `max_config_problems` of them and a count
+// of the rest. Shared by config_loader.cpp and config_schema.cpp.
 
 #include <algorithm>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <toml++/toml.h>
 
 #include "keylane/config.hpp"
+#include "keylane/config_loader.hpp"
 #include "keylane/detail/toml_text.hpp"
 
 namespace keylane::detail {
@@ -92,14 +94,11 @@ public:
     return problems_.empty();
   }
 
-  /// All problems, one "file:line: ..." line each, sorted by position.
+  /// The first `max_config_problems` problems, one "file:line: ..." line
+  /// each, sorted by position, and a line counting the rest.
   [[nodiscard]] std::string report() const {
     auto sorted = problems_;
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const problem& a, const problem& b) {
-                       return std::tie(a.line, a.column)
-                              < std::tie(b.line, b.column);
-                     });
+    keep_first(sorted);
     std::string out;
     for (const auto& p : sorted) {
       if (!out.empty())
@@ -109,6 +108,9 @@ public:
         out += ':' + std::to_string(p.line);
       out += ": " + p.text;
     }
+    if (auto more = count_ - sorted.size(); more > 0)
+      out += '\n' + origin_ + ": and " + std::to_string(more) + " more problem"
+             + (more == 1 ? "" : "s");
     return out;
   }
 
@@ -116,19 +118,35 @@ private:
   struct problem {
     size_t line;
     size_t column;
+    size_t seq; // ties at one position keep the order they were found in
     std::string text;
   };
+
+  // Sorts `ps` by position and drops all but the first max_config_problems.
+  static void keep_first(std::vector<problem>& ps) {
+    std::sort(ps.begin(), ps.end(), [](const problem& a, const problem& b) {
+      return std::tie(a.line, a.column, a.seq)
+             < std::tie(b.line, b.column, b.seq);
+    });
+    if (ps.size() > max_config_problems)
+      ps.resize(max_config_problems);
+  }
 
   void add(const entry& e, std::string text) {
     const auto& at = e.key.source().begin;
     // An override is one line of our making: its position means nothing.
-    problems_.push_back(
-      problem{is_override_ ? 0 : at.line, at.column, std::move(text)});
+    problems_.push_back(problem{is_override_ ? 0 : at.line, at.column, count_++,
+                                std::move(text)});
+    // toml++ hands keys over by name, not position, so the first problems
+    // of the file may come last: keep a bounded set of the earliest.
+    if (problems_.size() >= 2 * max_config_problems)
+      keep_first(problems_);
   }
 
   std::string origin_;
   std::string override_path_;
   bool is_override_ = false;
+  size_t count_ = 0;
   std::vector<problem> problems_;
 };
 

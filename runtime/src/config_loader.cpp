@@ -16,6 +16,7 @@
 #include <toml++/toml.h>
 
 #include "config_checker.hpp"
+#include "config_guard.hpp"
 #include "config_reader.hpp"
 #include "config_schema.hpp"
 #include "keylane/detail/toml_text.hpp"
@@ -177,6 +178,13 @@ caf::error syntax_error(std::string_view origin, const toml::parse_error& e) {
 std::optional<toml::table> parse_table(std::string_view text,
                                        std::string_view origin,
                                        caf::error& err) {
+  if (auto bad = detail::find_unsafe_text(text)) {
+    err = make_error(errc::invalid_config,
+                     std::string{origin} + ':' + std::to_string(bad->line)
+                       + ':' + std::to_string(bad->column)
+                       + ": parse error: " + bad->what);
+    return std::nullopt;
+  }
 #if TOML_EXCEPTIONS
   try {
     return toml::parse(text, origin);
@@ -254,13 +262,25 @@ caf::expected<settings> load(const std::string& path) {
   std::unique_ptr<std::FILE, file_closer> f{std::fopen(path.c_str(), "rb")};
   if (!f)
     return fail(errno);
+  // Read one byte past the limit, never more: a FIFO, /dev/zero or a /proc
+  // file has no size that stat could tell in advance.
   std::string text;
   char buf[8192];
   size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), f.get())) > 0)
+  while (text.size() <= max_config_bytes
+         && (n = std::fread(buf, 1,
+                            std::min(sizeof(buf),
+                                     max_config_bytes + 1 - text.size()),
+                            f.get()))
+              > 0)
     text.append(buf, n);
   if (std::ferror(f.get()))
     return fail(errno); // a directory opens fine and fails here (EISDIR)
+  if (text.size() > max_config_bytes)
+    return make_error(errc::config_too_large,
+                      path + ": larger than "
+                        + std::to_string(max_config_bytes)
+                        + " bytes (1 MiB), the most a config file may have");
   return parse(text, path);
 }
 

@@ -28,7 +28,8 @@ std::string_view trim(std::string_view s) {
 }
 
 /// The dotted key a document of one key names ("runtime.window"); for an
-/// inline table, the key of the table ("park" of `park = {...}`).
+/// inline table, the key of the table ("park" of `park = {...}`). Stops at
+/// a table of no key or of several, so any document is safe to pass.
 std::string key_path(const toml::table& doc) {
   std::string out;
   for (auto t = &doc; t != nullptr && t->size() == 1;) {
@@ -70,7 +71,9 @@ std::string apply_one(settings& s, std::string_view assignment,
   std::optional<toml::table> doc;
   if (one_line(key))
     doc = parse_table(std::string{key} + " = " + literal, origin, ignored);
-  if (!doc)
+  // A key that parses to no key at all ("#x", a comment) leaves an empty
+  // document; everything below reads its one key.
+  if (!doc || doc->size() != 1)
     return origin + ": " + toml_quoted(key) + " is not a key" + how;
   path = key_path(*doc);
   // "runtime=5" is a section without a key: say so instead of "must be a

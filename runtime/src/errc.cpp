@@ -19,6 +19,7 @@ const char* to_string(errc x) noexcept {
     case errc::codec_failed: return "codec_failed";
     case errc::park_store_failed: return "park_store_failed";
     case errc::spill_failed: return "spill_failed";
+    case errc::config_too_large: return "config_too_large";
   }
   return "unknown";
 }

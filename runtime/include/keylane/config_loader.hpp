@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,9 +12,19 @@
 
 namespace keylane {
 
+/// The largest config file `load` reads, in bytes (1 MiB): a file, FIFO or
+/// device that has more is refused with `errc::config_too_large` after
+/// reading one byte past it, so `/dev/zero` costs 1 MiB, not all memory.
+inline constexpr size_t max_config_bytes = size_t{1} << 20;
+
+/// The most problems a config error lists, in file order; a last line
+/// "and N more problems" counts the rest.
+inline constexpr size_t max_config_problems = 50;
+
 /// Reads and validates a TOML config file. Any unknown key, wrong type,
 /// out-of-range value, unreadable or malformed file yields an
-/// `errc::invalid_config` (or `errc::unreadable_config`) error whose message
+/// `errc::invalid_config` (or `errc::unreadable_config`, or
+/// `errc::config_too_large` past `max_config_bytes`) error whose message
 /// names file, line and key, for example
 /// `ledger.toml:12: runtime.window = -4: must be >= 1 (or "unbounded" or "auto")`.
 [[nodiscard]] caf::expected<settings> load(const std::string& path);

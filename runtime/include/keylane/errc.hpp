@@ -37,6 +37,8 @@ enum class errc : uint8_t {
   park_store_failed,
   /// The sink's spill file could not be created, written or read.
   spill_failed,
+  /// A config file is larger than `max_config_bytes` (1 MiB).
+  config_too_large,
 };
 
 /// Returns the name of `x`, for example "window_full".
