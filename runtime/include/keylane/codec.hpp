@@ -5,17 +5,18 @@
 #include <type_traits>
 #include <vector>
 
-#include <caf/binary_deserializer.hpp>
-#include <caf/binary_serializer.hpp>
 #include <caf/detail/type_traits.hpp>
 #include <caf/expected.hpp>
 
+#include "keylane/detail/float_bits.hpp"
 #include "keylane/errc.hpp"
 
 namespace keylane {
 
 /// Turns a payload into bytes for a durable park store and back. The
-/// default works for every type CAF can serialise: arithmetic types,
+/// default is CAF's binary format (with floating-point numbers written as
+/// their exact bits: infinities, NaN and subnormals come back as they
+/// were) and works for every type CAF can serialise: arithmetic types,
 /// strings, standard containers, and your own types with an `inspect`
 /// overload (see CAF's manual, "Type Inspection"). Specialise
 /// `keylane::codec<T>` for anything else, with `available = true`.
@@ -33,7 +34,7 @@ struct codec {
   /// The bytes of `x`.
   static caf::expected<std::string> encode(const T& x) {
     std::vector<char> buf;
-    caf::binary_serializer out{nullptr, buf};
+    detail::float_bits_serializer out{buf};
     if (auto err = out(const_cast<T&>(x)))
       return make_error(errc::codec_failed,
                         "cannot encode payload: " + caf::to_string(err));
@@ -43,7 +44,7 @@ struct codec {
   /// The value `encode` wrote into `bytes`.
   static caf::expected<T> decode(std::string_view bytes) {
     T x{};
-    caf::binary_deserializer in{nullptr, bytes.data(), bytes.size()};
+    detail::float_bits_deserializer in{bytes.data(), bytes.size()};
     if (auto err = in(x))
       return make_error(errc::codec_failed,
                         "cannot decode payload: " + caf::to_string(err));
