@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -90,6 +88,8 @@ caf::expected<config> parse(std::string_view text, const std::string& origin) {
   config out;
   out.source.origin = origin;
   toml::table doc;
+  if (auto unsafe = check_toml_text(text, origin))
+    return unsafe;
   try {
     doc = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
@@ -133,13 +133,10 @@ caf::expected<config> parse(std::string_view text, const std::string& origin) {
 }
 
 caf::expected<config> load(const std::string& path) {
-  std::ifstream in{path, std::ios::binary};
-  if (!in)
-    return make_error(errc::unreadable_config,
-                      path + ": cannot open the config file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse(buf.str(), path);
+  auto text = read_config_text(path); // bounded, like keylane::load
+  if (!text)
+    return std::move(text.error());
+  return parse(*text, path);
 }
 
 } // namespace keylane::kafka

@@ -19,12 +19,16 @@ namespace {
 // The value as TOML ("4096", "\"x\"", "true"), or a bare word as a string,
 // under the key "v" of the returned table.
 toml::table value_table(const std::string& value) {
-  try {
-    auto t = toml::parse("v = " + value);
-    if (t.size() == 1 && t.contains("v"))
-      return t;
-  } catch (const toml::parse_error&) {
-    // not TOML: a bare word
+  auto text = "v = " + value;
+  // Text toml++ cannot parse safely is not TOML here either: a bare word.
+  if (!check_toml_text(text, "--set")) {
+    try {
+      auto t = toml::parse(text);
+      if (t.size() == 1 && t.contains("v"))
+        return t;
+    } catch (const toml::parse_error&) {
+      // not TOML: a bare word
+    }
   }
   toml::table t;
   t.insert("v", value);

@@ -178,11 +178,8 @@ caf::error syntax_error(std::string_view origin, const toml::parse_error& e) {
 std::optional<toml::table> parse_table(std::string_view text,
                                        std::string_view origin,
                                        caf::error& err) {
-  if (auto bad = detail::find_unsafe_text(text)) {
-    err = make_error(errc::invalid_config,
-                     std::string{origin} + ':' + std::to_string(bad->line)
-                       + ':' + std::to_string(bad->column)
-                       + ": parse error: " + bad->what);
+  if (auto bad = check_toml_text(text, origin)) {
+    err = std::move(bad);
     return std::nullopt;
   }
 #if TOML_EXCEPTIONS
@@ -253,7 +250,7 @@ std::vector<std::pair<std::string, std::string>> flatten(const settings& s) {
 
 } // namespace detail
 
-caf::expected<settings> load(const std::string& path) {
+caf::expected<std::string> read_config_text(const std::string& path) {
   auto fail = [&path](int code) {
     return make_error(errc::unreadable_config,
                       path + ": cannot read file: "
@@ -281,7 +278,23 @@ caf::expected<settings> load(const std::string& path) {
                       path + ": larger than "
                         + std::to_string(max_config_bytes)
                         + " bytes (1 MiB), the most a config file may have");
-  return parse(text, path);
+  return text;
+}
+
+caf::expected<settings> load(const std::string& path) {
+  auto text = read_config_text(path);
+  if (!text)
+    return std::move(text.error());
+  return parse(*text, path);
+}
+
+caf::error check_toml_text(std::string_view text, std::string_view origin) {
+  if (auto bad = detail::find_unsafe_text(text))
+    return make_error(errc::invalid_config,
+                      std::string{origin} + ':' + std::to_string(bad->line)
+                        + ':' + std::to_string(bad->column)
+                        + ": parse error: " + bad->what);
+  return caf::none;
 }
 
 caf::expected<settings> parse(std::string_view text,

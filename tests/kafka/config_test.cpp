@@ -1,7 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <string>
 
+#include <unistd.h>
+
+#include "keylane/config_loader.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/kafka/config_loader.hpp"
 
@@ -221,4 +225,36 @@ TEST_CASE("bad command-line overrides are all reported and change nothing",
   CHECK(cfg->source.commit_interval_ms == 250);
   CHECK(cfg->source.max_uncommitted == 65536);
   CHECK(cfg->source.origin == "app.toml");
+}
+
+TEST_CASE("a non-ASCII letter in a [kafka] key is refused before toml++ reads it",
+          "[kafka][config][guard]") {
+  // toml++ 3.3.0 reaches undefined behaviour testing such a character for
+  // whitespace; keylane's guard must see the text first.
+  std::string text = good;
+  text.replace(text.find("group ="), 7, "gr\xD0\xBEup ="); // Cyrillic o
+  auto cfg = kk::parse(text, "app.toml");
+  REQUIRE_FALSE(cfg);
+  CHECK_THAT(message(cfg.error()),
+             Catch::StartsWith("invalid_config: app.toml:6:")
+               && Catch::Contains("non-ASCII character U+043E"));
+}
+
+TEST_CASE("a config file over 1 MiB is refused by the kafka loader too",
+          "[kafka][config][limits]") {
+  auto path = std::string{"/tmp/keylane-kafka-big-"}
+              + std::to_string(::getpid()) + ".toml";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f);
+    std::string line = "# padding padding padding padding padding padding\n";
+    for (size_t n = 0; n <= keylane::max_config_bytes; n += line.size())
+      std::fwrite(line.data(), 1, line.size(), f);
+    std::fclose(f);
+  }
+  auto cfg = kk::load(path);
+  std::remove(path.c_str());
+  REQUIRE_FALSE(cfg);
+  CHECK(cfg.error().code()
+        == static_cast<uint8_t>(keylane::errc::config_too_large));
 }

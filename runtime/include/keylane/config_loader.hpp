@@ -29,6 +29,20 @@ inline constexpr size_t max_config_problems = 50;
 /// `ledger.toml:12: runtime.window = -4: must be >= 1 (or "unbounded" or "auto")`.
 [[nodiscard]] caf::expected<settings> load(const std::string& path);
 
+/// Reads a config file's text as `load` does, without parsing it: at most
+/// `max_config_bytes` (`errc::config_too_large` past it,
+/// `errc::unreadable_config` if it cannot be read). For programs that read
+/// tables of their own from the same file.
+[[nodiscard]] caf::expected<std::string> read_config_text(const std::string& path);
+
+/// Refuses TOML text that Debian's toml++ 3.3.0 cannot parse safely: a
+/// non-ASCII character outside a string or comment, or where toml++ tests
+/// it for whitespace (it reaches undefined behaviour there). `parse`,
+/// `load` and `apply_override` check this themselves; call it before
+/// handing text to toml++ directly. The error names `origin`, line and column.
+[[nodiscard]] caf::error check_toml_text(std::string_view text,
+                                         std::string_view origin);
+
 /// Parses TOML text; `origin` names it in messages (a file path, usually).
 [[nodiscard]] caf::expected<settings> parse(std::string_view text,
                                             const std::string& origin);
