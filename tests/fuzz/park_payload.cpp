@@ -5,6 +5,7 @@
 // The first byte picks the payload type; the rest are the payload.
 
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -27,7 +28,7 @@ struct transfer {
 
   friend bool operator==(const transfer& a, const transfer& b) {
     return a.account == b.account && a.cents == b.cents
-           && a.rate == b.rate
+           && std::memcmp(&a.rate, &b.rate, sizeof a.rate) == 0 // NaN too
            && a.urgent == b.urgent && a.tags == b.tags && a.limits == b.limits;
   }
 };
@@ -35,20 +36,6 @@ struct transfer {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, transfer& x) {
   return f(x.account, x.cents, x.rate, x.urgent, x.tags, x.limits);
-}
-
-// CAF 0.17.6 packs a double by halving it until it is below 2
-// (caf/detail/ieee_754.hpp, pack754): an infinity never gets there and
-// encode() never returns, NaN comes back as -1 and a subnormal as a huge
-// negative number. That is a fault of the default codec, not of decoding;
-// until codec.hpp packs doubles itself, only normal numbers and zero take
-// the round trip here.
-bool caf_packs(const transfer& x) {
-  return x.rate == 0 || std::isnormal(x.rate);
-}
-template <class T>
-bool caf_packs(const T&) {
-  return true;
 }
 
 template <class T>
@@ -60,8 +47,6 @@ void round_trip(std::string_view bytes) {
                                  "codec::decode");
     return;
   }
-  if (!caf_packs(*x))
-    return;
   auto encoded = codec::encode(*x);
   if (!encoded)
     keylane::fuzz::fail("a decoded payload does not encode: "
