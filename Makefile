@@ -10,6 +10,9 @@
 #                        is not instrumented, so expect reports from inside CAF)
 #   make bench           build and run the benchmark (docs/performance.md)
 #   make clean           remove every build directory
+#   make mutation-check  plant each bug of tests/mutation/ in a scratch copy, expect the
+#                        suite to fail within a bound (slow; not in CI; see tests/mutation/run.sh)
+#   make soak            build and run the soak ([.soak]; SOAK_EVENTS=... to size it)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -48,7 +51,7 @@ CTEST_RUN = $(CTEST) --output-on-failure --no-tests=error -j$(JOBS) $(CTEST_ARGS
 SANITIZED_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKEYLANE_BUILD_TESTS=ON \
                   -DKEYLANE_BUILD_BENCH=OFF -DKEYLANE_USE_MIMALLOC=OFF
 
-.PHONY: all deps configure run test test-sanitize test-tsan bench clean
+.PHONY: all deps configure run test test-sanitize test-tsan bench clean mutation-check soak
 
 all: test
 
@@ -88,3 +91,13 @@ bench: configure
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
+
+# Developer command, not CI: one build and suite run per mutation.
+mutation-check: deps
+	JOBS=$(JOBS) bash tests/mutation/run.sh $(MUTATIONS)
+
+# The soak alone ([.soak]: 1,000,000 events by default, SQLite variant too).
+SOAK_EVENTS ?=
+soak: configure
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS) --target keylane_tests
+	$(if $(SOAK_EVENTS),KEYLANE_SOAK_EVENTS=$(SOAK_EVENTS)) $(BUILD_DIR)/tests/keylane_tests "[.soak]" --durations yes
