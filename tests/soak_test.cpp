@@ -294,7 +294,7 @@ struct temp_dir {
 
 } // namespace
 
-TEST_CASE("a million events of every fate keep per-key start order, come out "
+TEST_CASE("a million events or more of every fate keep per-key start order, come out "
           "exactly once and in global order, parking in memory",
           "[.soak]") {
   soak_params sp;
