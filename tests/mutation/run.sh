@@ -89,9 +89,12 @@ for tc in root.iter("testcase"):
         bad = tc.find("error")
     if bad is None:
         continue
-    text = (bad.text or bad.get("message") or "").strip().splitlines()
-    first = next((l.strip() for l in text if l.strip()), "")
-    print(f"    {tc.get('name')} ({float(tc.get('time') or 0):.1f} s): {first[:160]}")
+    # The assertion and its expansion: the lines between FAILED: and the
+    # INFO messages / location, in one line.
+    lines = [l.strip() for l in (bad.text or bad.get("message") or "").splitlines()]
+    lines = [l for l in lines if l and l != "FAILED:" and l != "with expansion:"]
+    what = " | ".join(l for l in lines[:2])
+    print(f"    {tc.get('name')} ({float(tc.get('time') or 0):.1f} s): {what[:200]}")
 EOF
 }
 
@@ -153,6 +156,9 @@ for m in "${mutations[@]}"; do
     fi
     say "$name: $verdict"
     failures "$logs/$name.xml"
+    # A watchdog or the per-case timer says what it waited for.
+    grep -h -m 2 '^watchdog:\|still running after' "$logs/$name.out" \
+      | cut -c1-300 | sed 's/^/    /' || true
     if [ "$rc" != 0 ] && ! grep -q '<failure\|<error' "$logs/$name.xml" 2>/dev/null; then
       echo "    (no report: the binary died; last lines of its output)"
       tail -n 5 "$logs/$name.out" | sed 's/^/    /'
