@@ -12,6 +12,9 @@
 #   make fuzz            build the libFuzzer targets with clang in build-fuzz/ and run each
 #                        for FUZZ_SECONDS (default 60; tests/fuzz/run.sh); CI runs it last
 #   make clean           remove every build directory
+#   make mutation-check  plant each bug of tests/mutation/ in a scratch copy, expect the
+#                        suite to fail within a bound (slow; not in CI; see tests/mutation/run.sh)
+#   make soak            build and run the soak ([.soak]; SOAK_EVENTS=... to size it)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -50,7 +53,7 @@ CTEST_RUN = $(CTEST) --output-on-failure --no-tests=error -j$(JOBS) $(CTEST_ARGS
 SANITIZED_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKEYLANE_BUILD_TESTS=ON \
                   -DKEYLANE_BUILD_BENCH=OFF -DKEYLANE_USE_MIMALLOC=OFF
 
-.PHONY: all deps configure run test test-sanitize test-tsan bench fuzz clean
+.PHONY: all deps configure run test test-sanitize test-tsan bench fuzz clean mutation-check soak
 
 all: test
 
@@ -93,3 +96,13 @@ fuzz: deps
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) build-fuzz
+
+# Developer command, not CI: one build and suite run per mutation.
+mutation-check: deps
+	JOBS=$(JOBS) bash tests/mutation/run.sh $(MUTATIONS)
+
+# The soak alone ([.soak]: 1,000,000 events by default, SQLite variant too).
+SOAK_EVENTS ?=
+soak: configure
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS) --target keylane_tests
+	$(if $(SOAK_EVENTS),KEYLANE_SOAK_EVENTS=$(SOAK_EVENTS)) $(BUILD_DIR)/tests/keylane_tests "[.soak]" --durations yes

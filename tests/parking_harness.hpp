@@ -3,6 +3,7 @@
 // One runtime under fault injection, and the state its scenario shares.
 
 #include "parking_model.hpp"
+#include "watchdog.hpp"
 
 namespace parking_support {
 
@@ -97,6 +98,13 @@ public:
   // Submits `lists[p]` from producer thread p, each list in order.
   void submit(const std::vector<std::vector<item>>& lists) {
     std::atomic<uint64_t> rejected{0};
+    std::atomic<uint64_t> accepted{0};
+    // A producer blocked on a full window that never frees fails the run
+    // with this message instead of hanging.
+    keylane::test::watchdog dog{
+      "the parking harness's producers to submit (accepted and outputs "
+      "counted as progress)",
+      [&] { return accepted.load() + log.size(); }};
     std::vector<std::thread> producers;
     for (auto& list : lists)
       producers.emplace_back([&] {
@@ -106,6 +114,7 @@ public:
             ++rejected;
             continue;
           }
+          ++accepted;
           sc.submit_seq.at(x.id) = res.seq();
         }
       });
@@ -117,14 +126,26 @@ public:
 
   // Waits until `expected` outputs came out in total.
   void drain(size_t expected) {
+    keylane::test::watchdog dog{
+      "the parking harness's drain to " + std::to_string(expected)
+        + " outputs",
+      [this] { return log.size(); },
+      [this] { return std::to_string(log.size()) + " outputs so far"; }};
     auto drained = rt->drain(wait_limit);
+    // Read once, right at drain's return: with a callback, delivery is the
+    // callback's return, so drain must not return before every output was
+    // seen, and the message must show the count that was checked.
     auto at_drain = log.size();
-    CHECK(drained);
-    // With a callback, delivery is the callback's return: drain must not
-    // return before every output was seen.
+    INFO("outputs seen when drain returned: " << at_drain << " of "
+                                              << expected);
+    REQUIRE(drained);
     if (!pull_)
       CHECK(at_drain == expected);
+    // Pulled events are counted delivered as `pull` returns, before the
+    // puller logs them: wait for the log itself.
     REQUIRE(log.wait_for(expected, wait_limit));
+    auto logged = log.size();
+    CHECK(logged == expected);
   }
 
   // Counts events submitted outside `submit` (by replay_phase's threads).

@@ -1,14 +1,20 @@
 #pragma once
 
 // Workloads and a checking handler for the property tests: random keyed
-// events with random latencies and fates, and a handler that records every
-// breach of the runtime's invariants it can observe from the inside.
+// events with random latencies and fates (retryable ones among them), a
+// handler that records every breach of the runtime's invariants it can
+// observe from the inside, and a watchdog that turns a stalled run into a
+// failure with a message instead of a hang.
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -17,10 +23,20 @@
 
 #include <keylane/handler.hpp>
 
+#include "watchdog.hpp"
+
 namespace keylane::test {
 
-/// What the handler does with an event.
-enum class fate : uint8_t { ok, skip, fail, raise };
+/// What the handler does with an event. `fail` and `raise` do it on every
+/// attempt; `transient` fails its first `fail_first` attempts and then
+/// succeeds; `permanent` fails for good at once (no retry); `slow` lets its
+/// first attempt time out and completes it late with a wrong result (which
+/// must be ignored) while the retry runs, which then succeeds.
+enum class fate : uint8_t { ok, skip, fail, raise, transient, permanent, slow };
+
+/// The result a late completion of a timed-out attempt carries: never the
+/// expected one, so applying it shows at the output.
+inline constexpr uint64_t stale_result = ~uint64_t{0};
 
 /// A test payload that counts live instances (rigtorp's TestType habit),
 /// so a leak or a double destruction shows.
@@ -33,6 +49,8 @@ struct payload {
   uint64_t index = 0;      // position in its producer's sequence
   uint32_t latency_us = 0; // 0: completes inside on_event
   fate what = fate::ok;
+  uint32_t fail_first = 0; // fate::transient: attempts that fail first
+  uint32_t tries = 0;      // attempts the handler saw (it counts them)
   uint32_t mark = alive_mark;
 
   payload() { ++live; }
@@ -54,6 +72,8 @@ private:
     index = x.index;
     latency_us = x.latency_us;
     what = x.what;
+    fail_first = x.fail_first;
+    tries = x.tries;
   }
 };
 
@@ -86,7 +106,28 @@ struct observer {
   std::atomic<uint64_t> overlap{0};       // two events of a key at once
   std::atomic<uint64_t> out_of_order{0};  // a key's events started out of order
   std::atomic<uint64_t> double_active{0}; // two lanes of a key at once
-  std::atomic<uint64_t> invocations{0};
+  std::atomic<uint64_t> invocations{0};   // attempts, retries included
+  std::atomic<uint64_t> events{0};        // first attempts
+
+  // Late completions of timed-out attempts still to come: the runtime must
+  // outlive them (a completion may not outlive its runtime).
+  std::mutex late_mtx;
+  std::condition_variable late_cv;
+  size_t late_pending = 0;
+
+  void late_begin() {
+    std::lock_guard<std::mutex> guard{late_mtx};
+    ++late_pending;
+  }
+  void late_end() {
+    { std::lock_guard<std::mutex> guard{late_mtx}; --late_pending; }
+    late_cv.notify_all();
+  }
+  /// Waits until every late completion ran; false after `limit`.
+  [[nodiscard]] bool wait_late(std::chrono::milliseconds limit) {
+    std::unique_lock<std::mutex> guard{late_mtx};
+    return late_cv.wait_for(guard, limit, [this] { return late_pending == 0; });
+  }
 };
 
 /// Checks order and exclusivity from inside, completes per the fate, now
@@ -94,7 +135,10 @@ struct observer {
 /// thread of its own).
 class checking_handler : public handler<payload, uint64_t> {
 public:
-  explicit checking_handler(observer* obs) : obs_(obs) {
+  /// `timeout_ms`: the runtime's `attempt_timeout_ms`, which the first
+  /// attempt of a `fate::slow` event exceeds.
+  explicit checking_handler(observer* obs, size_t timeout_ms = 0)
+    : obs_(obs), timeout_ms_(timeout_ms) {
     raise_max(obs_->peak_handlers, ++obs_->live_handlers);
   }
   ~checking_handler() override { --obs_->live_handlers; }
@@ -108,13 +152,39 @@ public:
 
   void on_event(payload& p, completion<uint64_t> done) override {
     ++obs_->invocations;
+    auto attempt = ++p.tries;
+    if (attempt == 1)
+      ++obs_->events;
     if (obs_->busy[p.key_id].exchange(true))
       ++obs_->overlap;
+    // A retry repeats its own index; anything else must be new.
     auto& last = obs_->last_index[p.key_id * obs_->producers + p.producer];
-    if (static_cast<int64_t>(p.index) <= last.load())
+    auto idx = static_cast<int64_t>(p.index);
+    if (idx < last.load() || (idx == last.load() && attempt == 1))
       ++obs_->out_of_order;
-    last = static_cast<int64_t>(p.index);
+    last = idx;
     plan x{p.key_id, p.what, expected_result(p)};
+    switch (p.what) {
+      case fate::transient:
+        x.what = attempt <= p.fail_first ? fate::fail : fate::ok;
+        break;
+      case fate::slow:
+        if (attempt == 1) {
+          start_late(x, std::move(done));
+          return;
+        }
+        // The retry is still running when the late completion comes, so
+        // applying that one would show as a wrong result.
+        x.what = fate::ok;
+        {
+          auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
+          run_later(2 * late_by, [this, shared, x] {
+            finish(x, std::move(*shared), true);
+          });
+        }
+        return;
+      default: break;
+    }
     if (p.latency_us == 0) {
       finish(x, std::move(done), true);
       return;
@@ -132,12 +202,31 @@ public:
     }
   }
 
+  /// How long a slow first attempt takes beyond the attempt timeout.
+  static constexpr auto late_by = std::chrono::milliseconds(60);
+
 private:
   struct plan {
     uint32_t key_id;
     fate what;
     uint64_t result;
   };
+
+  // The attempt is given up on by the runtime (its timeout); for the
+  // observer it ends now, so the retry does not count as an overlap. Its
+  // completion comes late, with a wrong result, from a thread of our own.
+  void start_late(plan x, completion<uint64_t> done) {
+    obs_->busy[x.key_id] = false;
+    obs_->late_begin();
+    auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
+    auto wait = std::chrono::milliseconds(timeout_ms_) + late_by;
+    auto* obs = obs_;
+    std::thread{[obs, shared, wait] {
+      std::this_thread::sleep_for(wait);
+      shared->ok(stale_result);
+      obs->late_end();
+    }}.detach();
+  }
 
   // `may_throw` is false on threads of our own, where a throw would end
   // the process: there the completion is dropped instead, which fails the
@@ -148,21 +237,28 @@ private:
       case fate::ok: done.ok(x.result); break;
       case fate::skip: done.skip(); break;
       case fate::fail: done.fail("injected failure"); break;
+      case fate::permanent: done.fail_permanently("injected permanent failure"); break;
       case fate::raise:
         if (may_throw)
           throw std::runtime_error("injected exception");
         break;
+      default: done.fail("unplanned fate"); break;
     }
   }
 
   observer* obs_;
+  size_t timeout_ms_;
 };
 
 /// Builds a workload: `n` events over `keys` keys (key 0 takes half),
-/// spread over `producers`; latencies and fates drawn from `seed`.
+/// spread over `producers`; latencies and fates drawn from `seed`. With
+/// `max_attempts` > 1 some events fail transiently (and succeed on a later
+/// attempt), some fail permanently, and with `slow` set a few cold-key
+/// events let their first attempt time out.
 inline std::vector<std::vector<payload>>
 make_workload(uint64_t seed, size_t n, size_t keys, size_t producers,
-              uint32_t max_latency_us) {
+              uint32_t max_latency_us, uint32_t max_attempts = 1,
+              bool slow = false) {
   std::mt19937_64 rng{seed};
   std::uniform_int_distribution<uint32_t> cold(1, static_cast<uint32_t>(keys - 1));
   std::uniform_int_distribution<uint32_t> lat(1, max_latency_us);
@@ -178,6 +274,18 @@ make_workload(uint64_t seed, size_t n, size_t keys, size_t producers,
     auto f = pct(rng);
     p.what = f < 88 ? fate::ok : f < 93 ? fate::skip : f < 97 ? fate::fail
                                                               : fate::raise;
+    if (max_attempts > 1 && p.what == fate::ok) {
+      // Of the ok ones: 4 % transient, 1 % permanent, 1 in 4000 slow.
+      auto g = rng() % 4000;
+      if (g < 160) {
+        p.what = fate::transient;
+        p.fail_first = 1 + static_cast<uint32_t>(rng() % (max_attempts - 1));
+      } else if (g < 200) {
+        p.what = fate::permanent;
+      } else if (slow && g == 200 && p.key_id != 0) {
+        p.what = fate::slow;
+      }
+    }
     out[prod].push_back(p);
   }
   return out;
