@@ -133,3 +133,34 @@ TEST_CASE("a factory that returns no handler fails the event without retrying",
   CHECK_THAT(ev->error, Catch::Contains("returned no handler"));
   CHECK(calls.load() == 2);
 }
+
+TEST_CASE("a lane whose factory stops returning handlers fails its later events without asking it again",
+          "[runtime][retry][activation]") {
+  auto s = retrying(3);
+  s.park = kl::park_mode::none;
+  std::atomic<int> calls{0};
+  // The probe gets a handler, the lane's first try throws, every later
+  // one returns none: retrying cannot help once that is known.
+  auto rt = start<int_rt>(s, kl::handler_factory{[&](const kl::handler_params&) {
+                            auto n = calls++;
+                            if (n == 1)
+                              throw std::runtime_error("store down");
+                            std::unique_ptr<kl::handler_base> h;
+                            if (n == 0)
+                              h = std::make_unique<scripted>();
+                            return h;
+                          }});
+  for (int v = 1; v <= 3; ++v)
+    REQUIRE(rt->submit("k", v));
+  std::unique_ptr<int_rt::event_type> ev;
+  REQUIRE(rt->pull(ev, 10s));
+  CHECK(ev->status == kl::outcome::failed);
+  CHECK(ev->attempts == 2);
+  CHECK_THAT(ev->error, Catch::Contains("returned no handler"));
+  for (int v = 2; v <= 3; ++v) {
+    REQUIRE(rt->pull(ev, 10s));
+    CHECK(ev->status == kl::outcome::failed);
+    CHECK(ev->attempts == 1);
+  }
+  CHECK(calls.load() == 3);
+}

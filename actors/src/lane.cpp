@@ -134,17 +134,19 @@ bool lane::start_handler() {
 
 bool lane::reactivate() {
   if (!maker_) {
-    broken_ = activation_error_;
+    broken_ = std::exchange(activation_error_, std::string{});
     return false;
   }
   std::string why;
   bool retryable = true;
   handler_ = maker_->make(why, retryable);
   if (!handler_) {
-    if (retryable)
+    if (retryable) {
       activation_error_ = std::move(why);
-    else
+    } else {
       broken_ = std::move(why);
+      activation_error_.clear();
+    }
     return false;
   }
   activation_error_.clear();
@@ -221,12 +223,13 @@ void lane::invoke_current() {
   attempt_started_ = clock::now();
   if (current_->attempts == 1)
     current_->started = attempt_started_;
-  if (!activation_error_.empty()
-      && (std::exchange(activation_just_failed_, false) || !reactivate())) {
-    if (broken_.empty()) {
-      settle(outcome::failed, activation_error_, false);
-      return;
-    }
+  // A failed activation fails this attempt; the first attempt has just
+  // tried it in `activate`, each later one tries again.
+  if (broken_.empty() && !activation_error_.empty()
+      && (std::exchange(activation_just_failed_, false) || !reactivate())
+      && broken_.empty()) {
+    settle(outcome::failed, activation_error_, false);
+    return;
   }
   if (!broken_.empty()) {
     // No handler instance in this lane: retrying here cannot help.
