@@ -48,10 +48,10 @@ struct codec {
     if (auto err = in(x))
       return make_error(errc::codec_failed,
                         "cannot decode payload: " + caf::to_string(err));
-    if (in.remaining() != 0)
+    if (in.inner().remaining() != 0)
       return make_error(errc::codec_failed,
                         "cannot decode payload: "
-                          + std::to_string(in.remaining())
+                          + std::to_string(in.inner().remaining())
                           + " bytes left over");
     return x;
   }
