@@ -177,6 +177,9 @@ void lane::retire() {
 
 void lane::take(batch_ptr b) {
   idle_reported_ = false;
+  from_supervisor_ += b->items.size();
+  for (auto& ev : b->items)
+    ingress_seen_ = std::max(ingress_seen_, ev->seq + 1);
   if (parking_) {
     for (auto& ev : b->items)
       ev->error = parked_behind_reason;
@@ -187,6 +190,45 @@ void lane::take(batch_ptr b) {
   for (auto& ev : b->items)
     queue_.push_back(std::move(ev));
   b->items.clear();
+}
+
+bool lane::take_direct(event_ptr ev) {
+  direct_seen_ = std::max(direct_seen_, ev->seq + 1);
+  ev->lane = nullptr;
+  if (idle_reported_)
+    direct_since_idle_ = true; // the supervisor thinks it dry: it is not
+  if (parking_) {
+    ev->error = parked_behind_reason;
+    std::vector<event_ptr> evs;
+    evs.push_back(std::move(ev));
+    park(evs);
+  } else {
+    queue_.push_back(std::move(ev));
+  }
+  return !std::exchange(marked_, true);
+}
+
+void lane::run_direct() {
+  marked_ = false;
+  run();
+}
+
+bool lane::may_retire() {
+  if (awaiting_ || !queue_.empty() || turn_pending_ || direct_since_idle_)
+    return false;
+  if (routed_ && !eng_->unroute(key_, this, direct_seen_))
+    return false;
+  routed_ = false;
+  return true;
+}
+
+void lane::retire_refused() {
+  direct_since_idle_ = false;
+  idle_reported_ = false;
+  if (!awaiting_ && queue_.empty() && !turn_pending_) {
+    idle_reported_ = true;
+    host_->idle(idle_notice{key_, id_, from_supervisor_});
+  }
 }
 
 void lane::run() {
@@ -208,7 +250,7 @@ void lane::run() {
   flush();
   if (!awaiting_ && queue_.empty() && !idle_reported_) {
     idle_reported_ = true;
-    host_->idle(idle_notice{key_, id_, finished_});
+    host_->idle(idle_notice{key_, id_, from_supervisor_});
   }
 }
 
@@ -352,7 +394,6 @@ void lane::finish_current(outcome status, std::string error) {
     unpark_through_ = current_->park_id;
   current_->error = status == outcome::failed ? std::move(error) : std::string{};
   current_->status = status;
-  ++finished_;
   out_.push_back(std::move(current_));
 }
 
@@ -379,7 +420,6 @@ void lane::park(std::vector<event_ptr>& evs) {
   // The shard writes them with every other park of its round in one
   // transaction, then releases their backlog and sends them on: a lane's
   // tombstones never reach the sink before their records are durable.
-  finished_ += evs.size();
   host_->park(evs);
 }
 
@@ -391,7 +431,11 @@ void lane::flush() {
   }
   if (out_.empty())
     return;
-  eng_->release_backlog(key_, out_.size());
+  // A parking lane takes no new events this way: they would park anyway,
+  // and the supervisor parks them once the lane is gone.
+  routed_ = eng_->release_routed(key_, out_.size(),
+                                 backlog::route{this, host_->index()},
+                                 !parking_, ingress_seen_);
   host_->emit(out_);
 }
 

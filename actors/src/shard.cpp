@@ -20,14 +20,16 @@ constexpr auto park_hold = std::chrono::milliseconds(5);
 } // namespace
 
 shard::shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
-             caf::actor sink)
+             caf::actor sink, uint32_t index)
   : caf::event_based_actor(cfg),
     eng_(eng),
+    index_(index),
     supervisor_(std::move(supervisor)),
     sink_(std::move(sink)) {
   eng_->actor_started();
   out_ = std::make_shared<event_batch>(eng_, "completed");
   report_ = std::make_shared<shard_report>();
+  inbox_buf_.resize(1024);
 }
 
 shard::~shard() = default;
@@ -36,6 +38,10 @@ caf::behavior shard::make_behavior() {
   return {
     [this](events_atom, shard_work_ptr& w) {
       apply(*w);
+      end_round();
+    },
+    [this](inbox_atom) {
+      take_inbox();
       end_round();
     },
     [this](complete_atom, uint64_t id, uint64_t token, uint8_t status,
@@ -99,6 +105,13 @@ void shard::apply(shard_work& w) {
         auto i = lanes_.find(op.lane);
         if (i == lanes_.end())
           break;
+        if (!i->second->may_retire()) {
+          // It got events straight from submit since it ran dry: it lives
+          // on, and tells the supervisor when it is dry again.
+          report_->refused.emplace_back(i->second->k(), op.lane);
+          i->second->retire_refused();
+          break;
+        }
         i->second->retire();
         report_->retired.push_back(i->second->k());
         lanes_.erase(i);
@@ -106,6 +119,24 @@ void shard::apply(shard_work& w) {
       }
     }
   }
+}
+
+void shard::take_inbox() {
+  eng_->rearm_inbox(index_);
+  auto n = eng_->dequeue_inbox(index_, inbox_buf_.data(), inbox_buf_.size());
+  // The lane of each event lives: it cannot retire while an event sent to
+  // it is on its way (see lane::may_retire).
+  for (size_t i = 0; i < n; ++i) {
+    auto* l = static_cast<lane*>(inbox_buf_[i]->lane);
+    if (l->take_direct(event_ptr{inbox_buf_[i]}))
+      touched_.push_back(l);
+  }
+  for (auto* l : touched_)
+    l->run_direct();
+  touched_.clear();
+  // More may wait: after the other messages in the mailbox had their turn.
+  if (n == inbox_buf_.size())
+    send(this, inbox_atom::value);
 }
 
 void shard::take_turns() {

@@ -31,8 +31,10 @@ caf::behavior supervisor::make_behavior() {
   auto self = caf::actor_cast<caf::actor>(this);
   send(sink_, supervisor_atom::value, self);
   auto n = eng_->shard_count();
-  for (size_t i = 0; i < n; ++i)
-    shards_.push_back(spawn<shard>(eng_, self, sink_));
+  for (size_t i = 0; i < n; ++i) {
+    shards_.push_back(spawn<shard>(eng_, self, sink_, static_cast<uint32_t>(i)));
+    eng_->attach_shard(i, shards_.back());
+  }
   shard_lanes_.assign(n, 0);
   outbox_.resize(n);
   // Every handler ends with `post`: what it told the shards goes out as one
@@ -85,6 +87,9 @@ void supervisor::post() {
 }
 
 void supervisor::on_report(shard_report& r) {
+  // Refusals first: a refused lane's fresh idle notice may follow.
+  for (auto& [k, lane] : r.refused)
+    on_refused(k, lane);
   for (auto& n : r.idle)
     on_idle(n.k, n.lane, n.finished);
   for (auto& k : r.retired)
@@ -92,6 +97,25 @@ void supervisor::on_report(shard_report& r) {
   // The parks of every key that retired here, in one transaction.
   write_parked();
   deliver_parked();
+  if (!r.refused.empty())
+    reclaim(); // waiting keys still need the slots the refusals kept
+}
+
+void supervisor::on_refused(const key& k, uint64_t lane) {
+  auto i = keys_.find(k);
+  if (i == keys_.end())
+    return;
+  auto& e = i->second;
+  if (e.st != state::retiring || e.lane != lane)
+    return;
+  e.st = state::running;
+  --retiring_;
+  if (e.pending && !e.pending->items.empty()) {
+    // What came while we thought it retiring goes to the lane after all.
+    e.forwarded += e.pending->items.size();
+    op_for(e.shard, shard_op::kind::events, e.lane).events =
+      std::move(e.pending);
+  }
 }
 
 void supervisor::drain() {

@@ -9,7 +9,7 @@ bool backlog::wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
   ++s.waiters;
   bool room = false;
   for (;;) {
-    if (s.counts[k] < limit_) {
+    if (s.slots[k].count < limit_) {
       room = true;
       break;
     }
@@ -24,18 +24,57 @@ bool backlog::wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
 }
 
 void backlog::release(const key& k, size_t n) {
-  if (limit_ == unbounded_limit || n == 0)
+  if (n == 0)
     return;
   auto& s = shards_[shard_index(k)];
   std::lock_guard<std::mutex> guard{s.mtx};
-  auto i = s.counts.find(k);
-  if (i == s.counts.end())
+  auto i = s.slots.find(k);
+  if (i == s.slots.end())
     return;
-  i->second = i->second > n ? i->second - n : 0;
-  if (i->second == 0)
-    s.counts.erase(i);
+  auto& x = i->second;
+  x.count = x.count > n ? x.count - n : 0;
+  if (unused(x))
+    s.slots.erase(i);
   if (s.waiters > 0)
     s.cv.notify_all();
+}
+
+bool backlog::release_routed(const key& k, size_t n, route to, bool may_route,
+                             uint64_t ingress_seen) {
+  auto& s = shards_[shard_index(k)];
+  std::lock_guard<std::mutex> guard{s.mtx};
+  auto i = s.slots.find(k);
+  if (i == s.slots.end()) {
+    if (!may_route)
+      return false;
+    // Nothing of `k` in flight: no slot. The lane holds all there was.
+    i = s.slots.try_emplace(k).first;
+  }
+  auto& x = i->second;
+  x.count = x.count > n ? x.count - n : 0;
+  if (x.to.lane == nullptr && may_route && ingress_seen >= x.last_ingress)
+    x.to = to;
+  bool routed = x.to.lane == to.lane;
+  if (unused(x))
+    s.slots.erase(i);
+  if (n > 0 && s.waiters > 0)
+    s.cv.notify_all();
+  return routed;
+}
+
+bool backlog::unroute(const key& k, const void* lane, uint64_t direct_seen) {
+  auto& s = shards_[shard_index(k)];
+  std::lock_guard<std::mutex> guard{s.mtx};
+  auto i = s.slots.find(k);
+  if (i == s.slots.end() || i->second.to.lane != lane)
+    return true;
+  auto& x = i->second;
+  if (direct_seen < x.last_direct)
+    return false;
+  x.to = route{};
+  if (unused(x))
+    s.slots.erase(i);
+  return true;
 }
 
 void backlog::wake_all() {

@@ -110,6 +110,12 @@ engine::start(settings cfg, handler_factory make, output_fn out,
                                : caf::atom("stealing"));
   sc.set("scheduler.max-threads", threads);
   eng->shard_count_ = c.shards != 0 ? c.shards : threads;
+  for (size_t i = 0; i < eng->shard_count_; ++i) {
+    auto box = std::make_unique<shard_inbox>();
+    for (auto& t : box->tokens)
+      t = std::make_unique<producer_token>(box->events);
+    eng->inboxes_.push_back(std::move(box));
+  }
   sc.set("scheduler.max-throughput", c.max_throughput);
   sc.set("logger.verbosity", caf::atom("quiet"));
   sc.add_thread_hook<thread_marker>(eng.get());
@@ -184,9 +190,11 @@ engine::admission engine::submit(const key& k, make_fn make, void* ctx) {
   event_ptr ev;
   std::exception_ptr failure;
   uint64_t seq = 0;
-  auto& token = *ingress_tokens_[backlog::shard_index(k)];
+  auto stripe = backlog::shard_index(k);
+  const void* direct = nullptr;
+  uint32_t to_shard = 0;
   bool admitted = backlog_.admit(k, block, deadline_after(forever), stopped_,
-                                 [&] {
+                                 [&](backlog::slot& slot) {
     try {
       ev = make(ctx);
     } catch (...) {
@@ -196,7 +204,19 @@ engine::admission engine::submit(const key& k, make_fn make, void* ctx) {
     seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
     ev->seq = seq;
     ev->submitted = clock::now();
-    ingress_.enqueue(token, ev.release());
+    if (slot.to.lane != nullptr) {
+      // A live lane holds everything of `k` that went to ingress: straight
+      // to its shard, no supervisor round.
+      direct = slot.to.lane;
+      to_shard = slot.to.shard;
+      ev->lane = slot.to.lane;
+      slot.last_direct = seq + 1;
+      auto& box = *inboxes_[to_shard];
+      box.events.enqueue(*box.tokens[stripe], ev.release());
+    } else {
+      slot.last_ingress = seq + 1;
+      ingress_.enqueue(*ingress_tokens_[stripe], ev.release());
+    }
   });
   if (!admitted || failure) {
     if (failure)
@@ -208,9 +228,35 @@ engine::admission engine::submit(const key& k, make_fn make, void* ctx) {
     }
     return leave(stopped_.load() ? errc::stopped : errc::key_backlog_full);
   }
-  wake_supervisor();
+  if (direct != nullptr)
+    wake_shard(to_shard);
+  else
+    wake_supervisor();
   leave(errc::none);
   return admission{errc::none, seq};
+}
+
+void engine::wake_shard(size_t i) {
+  // As `wake_supervisor`, with `rearm_inbox` on the other side.
+  auto& box = *inboxes_[i];
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (box.signalled.load(std::memory_order_relaxed))
+    return;
+  if (!box.signalled.exchange(true, std::memory_order_acq_rel))
+    caf::anon_send(box.actor, inbox_atom::value);
+}
+
+void engine::attach_shard(size_t i, caf::actor a) {
+  inboxes_[i]->actor = std::move(a);
+}
+
+void engine::rearm_inbox(size_t i) noexcept {
+  inboxes_[i]->signalled.store(false, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+size_t engine::dequeue_inbox(size_t i, event_base** buf, size_t max) {
+  return inboxes_[i]->events.try_dequeue_bulk(buf, max);
 }
 
 void engine::wake_supervisor() {
@@ -388,6 +434,11 @@ stop_report engine::stop() {
   event_base* p = nullptr;
   while (ingress_.try_dequeue(p))
     abandon(event_ptr{p}, "queued");
+  for (auto& box : inboxes_) {
+    box->actor = nullptr;
+    while (box->events.try_dequeue(p))
+      abandon(event_ptr{p}, "queued");
+  }
   while (output_.try_dequeue(p))
     if (p)
       abandon(event_ptr{p}, "completed");

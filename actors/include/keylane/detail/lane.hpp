@@ -29,10 +29,14 @@ class shard;
 /// the key's handler instance, living inside a shard actor (lanes are
 /// objects, not actors: starting and retiring one is a table insert and
 /// erase). It runs one event at a time and starts the next from the
-/// previous one's completion, never by blocking. When its queue runs dry it
-/// tells the supervisor how many events it finished; the supervisor answers
-/// with a retire only if it forwarded no more than that, so an event in
-/// flight at that moment is never lost. A failed attempt is retried at the
+/// previous one's completion, never by blocking. Once it holds every
+/// event of its key that went through the supervisor, it asks `submit` to
+/// send it the key's new events directly (`backlog::route`). When its queue
+/// runs dry it tells the supervisor how many events it got from it; the
+/// supervisor answers with a retire only if it forwarded no more than
+/// that, and the lane takes the retire only if no event came or is on its
+/// way straight from `submit` since (else it says so and lives on), so an
+/// event in flight at that moment is never lost. A failed attempt is retried at the
 /// head of the queue after a backoff timer (no thread is held meanwhile),
 /// so the key's later events wait and no other key does. When an event
 /// fails for good, it and every event queued behind it go to the park
@@ -73,6 +77,17 @@ public:
   void activate();
   /// More events from the supervisor.
   void take(batch_ptr b);
+  /// An event sent straight from `submit` (through the shard's inbox);
+  /// true if the lane is not yet marked for `run_direct` this round.
+  [[nodiscard]] bool take_direct(event_ptr ev);
+  /// Runs the events `take_direct` gave it.
+  void run_direct();
+  /// Whether the lane can retire now: it is dry, got nothing straight from
+  /// `submit` since it said so, and no event is on its way to it (then no
+  /// more will come that way).
+  [[nodiscard]] bool may_retire();
+  /// The supervisor's retire was refused: report idle afresh when dry.
+  void retire_refused();
   /// Runs queued events until one is pending or `lane_batch` are spent;
   /// a lane that spent its budget waits for its turn (`take_turn`), even
   /// if more events arrive meanwhile.
@@ -149,7 +164,12 @@ private:
   clock::time_point attempt_started_;
   bool idle_reported_ = false;
   bool turn_pending_ = false; // spent its budget, waits for its turn
-  uint64_t finished_ = 0;
+  uint64_t from_supervisor_ = 0; // events `take` got
+  uint64_t ingress_seen_ = 0;    // seq + 1 of the newest of them
+  uint64_t direct_seen_ = 0;     // seq + 1 of the newest `take_direct` got
+  bool routed_ = false;          // `submit` sends events straight here
+  bool direct_since_idle_ = false;
+  bool marked_ = false;          // in its shard's list for `run_direct`
   std::vector<event_ptr> out_;
   bool parking_ = false;
   uint64_t unpark_through_ = 0; // replayed events up to this id ended

@@ -20,7 +20,8 @@ namespace keylane::detail {
 class engine;
 
 /// A lane that ran dry: lane `lane` (unique per key activation) of key `k`
-/// finished `finished` events, all it was sent up to then. Its shard passes
+/// finished every event it had, `finished` of them from the supervisor
+/// (events sent straight from `submit` are not counted). Its shard passes
 /// the notices of a round to the supervisor in one message. A notice may
 /// reach the supervisor late; it checks the lane and the count.
 struct idle_notice {
@@ -51,6 +52,9 @@ using op_reply = std::shared_ptr<std::promise<caf::expected<uint64_t>>>;
 
 // Supervisor: events waiting in ingress.
 using drain_atom = caf::atom_constant<caf::atom("kl_drain")>;
+// Engine -> shard: events wait in the shard's inbox (sent straight to its
+// lanes by `submit`).
+using inbox_atom = caf::atom_constant<caf::atom("kl_inbox")>;
 // Supervisor -> shard: its work of a round; shard -> sink: finished events.
 using events_atom = caf::atom_constant<caf::atom("kl_events")>;
 // Shard -> supervisor: lanes that ran dry or retired (shard_report).

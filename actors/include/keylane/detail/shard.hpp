@@ -34,13 +34,16 @@ struct shard_work {
 
 using shard_work_ptr = std::shared_ptr<shard_work>;
 
-/// A shard's news for the supervisor from one round: lanes that ran dry
-/// and keys whose lanes retired.
+/// A shard's news for the supervisor from one round: lanes that ran dry,
+/// keys whose lanes retired, and lanes that did not retire when told to
+/// (an event sent straight to them came first; they report idle again
+/// when they run dry).
 struct shard_report {
   std::vector<idle_notice> idle;
   std::vector<keylane::key> retired;
+  std::vector<std::pair<keylane::key, uint64_t>> refused;
   [[nodiscard]] bool empty() const noexcept {
-    return idle.empty() && retired.empty();
+    return idle.empty() && retired.empty() && refused.empty();
   }
 };
 
@@ -48,8 +51,11 @@ using shard_report_ptr = std::shared_ptr<shard_report>;
 
 /// The actor that hosts lanes: a fixed set of shards (`scheduler.shards`)
 /// runs every active key's lane, each lane in the shard the supervisor
-/// picked when the key activated. A shard handles a message (the
-/// supervisor's work, a completion, a timer) by running the lanes it
+/// picked when the key activated. A live lane's events come from the
+/// supervisor until the lane holds all that went through it, then straight
+/// from `submit` through the shard's inbox (see `backlog::route`), so a
+/// busy key costs the supervisor nothing. A shard handles a message (the
+/// supervisor's work, its inbox, a completion, a timer) by running the lanes it
 /// touches, then sends what they finished to the sink in one batch and its
 /// news to the supervisor in one message. Lanes take turns: a lane runs at
 /// most `lane_batch` events before the shard moves on to the next lane, so
@@ -66,7 +72,7 @@ using shard_report_ptr = std::shared_ptr<shard_report>;
 class shard : public caf::event_based_actor {
 public:
   shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
-        caf::actor sink);
+        caf::actor sink, uint32_t index);
   ~shard() override;
 
   caf::behavior make_behavior() override;
@@ -78,6 +84,8 @@ public:
   void emit(std::vector<event_ptr>& evs);
   /// A lane ran dry.
   void idle(idle_notice n);
+  /// This shard's number (what `backlog::route` names).
+  [[nodiscard]] uint32_t index() const noexcept { return index_; }
   /// A lane parked its key.
   void parked(const keylane::key& k);
   /// Takes events a lane parks (its key's, in order); they go to the store
@@ -97,6 +105,7 @@ public:
 
 private:
   void apply(shard_work& w);
+  void take_inbox();
   void end_round();
   void take_turns();
   lane* find(uint64_t id);
@@ -104,12 +113,15 @@ private:
   void write_parks();
 
   engine* eng_;
+  uint32_t index_;
   caf::actor supervisor_;
   caf::actor sink_;
   std::unordered_map<uint64_t, std::unique_ptr<lane>> lanes_;
   batch_ptr out_;
   shard_report_ptr report_;
   std::vector<uint64_t> turns_;
+  std::vector<event_base*> inbox_buf_;
+  std::vector<lane*> touched_; // lanes the inbox gave events this round
   bool turn_pending_ = false;
   // Parks not yet written, in the order the lanes gave them, and since when
   // the oldest of them waits.

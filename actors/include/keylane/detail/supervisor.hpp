@@ -70,6 +70,7 @@ private:
   void start_lane(const key& k, entry& e);
   void on_idle(const key& k, uint64_t lane, uint64_t finished);
   void on_retired(const key& k);
+  void on_refused(const key& k, uint64_t lane);
   void on_report(shard_report& r);
   shard_op& op_for(uint32_t shard, shard_op::kind what, uint64_t lane);
   void post();

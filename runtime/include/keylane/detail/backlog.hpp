@@ -18,12 +18,34 @@ namespace keylane::detail {
 /// its continuation under the key's shard lock: the caller assigns the
 /// sequence number and enqueues there, so a key's events enter ingress in
 /// sequence-number order even when they come from different threads.
-/// Thread-safe. Count entries vanish at zero, so memory follows the keys
-/// with work, not every key ever seen; with an `unbounded` limit nothing
-/// is counted.
+/// Thread-safe. Each key with work or a routed lane has a `slot`, which
+/// vanishes once the key has neither, so memory follows the active keys,
+/// not every key ever seen; with an `unbounded` limit the count is kept
+/// but never refuses.
+///
+/// A slot also says where the key's events go: to ingress (the supervisor
+/// routes them) or straight to the lane that hosts the key (`route`). The
+/// lane sets the route once it holds every event that went to ingress, and
+/// clears it before it retires, once it holds every event sent straight to
+/// it; both under the key's lock, so the two paths never overtake each
+/// other.
 class backlog {
 public:
   static constexpr size_t shard_count = 64;
+
+  /// A live lane that takes a key's events without the supervisor.
+  struct route {
+    void* lane = nullptr; // null: events go to ingress
+    uint32_t shard = 0;   // the shard actor that hosts it
+  };
+
+  /// What the backlog keeps per key, read and written under its lock.
+  struct slot {
+    size_t count = 0;      // events accepted and not yet completed
+    route to;              // where new events go
+    uint64_t last_ingress = 0; // seq + 1 of the newest event sent to ingress
+    uint64_t last_direct = 0;  // seq + 1 of the newest event sent to `to`
+  };
 
   explicit backlog(size_t limit) : limit_(limit) {}
 
@@ -33,28 +55,33 @@ public:
   }
 
   /// Takes one slot of `k` — waiting for room if `wait`, until `deadline`
-  /// or until `cancelled` turns true — and runs `then()` under the shard
-  /// lock. Returns false, without running `then`, if no slot was taken.
+  /// or until `cancelled` turns true — and runs `then(slot&)` under the
+  /// shard lock. Returns false, without running `then`, if no slot was
+  /// taken. If `then` throws, the slot is given back.
   template <class F>
   bool admit(const key& k, bool wait,
              std::chrono::steady_clock::time_point deadline,
              const std::atomic<bool>& cancelled, F&& then) {
     auto& s = shards_[shard_index(k)];
     std::unique_lock<std::mutex> guard{s.mtx};
-    if (limit_ != unbounded_limit) {
-      // One lookup on the common path (room for the key).
-      auto i = s.counts.try_emplace(k, 0).first;
-      if (i->second >= limit_) {
-        if (!(wait && wait_for_room(s, guard, k, deadline, cancelled))) {
-          if (auto j = s.counts.find(k); j != s.counts.end() && j->second == 0)
-            s.counts.erase(j);
-          return false;
-        }
-        i = s.counts.find(k); // re-found: the wait let others rehash
+    // One lookup on the common path (room for the key).
+    auto i = s.slots.try_emplace(k).first;
+    if (i->second.count >= limit_) {
+      if (!(wait && wait_for_room(s, guard, k, deadline, cancelled))) {
+        if (auto j = s.slots.find(k); j != s.slots.end() && unused(j->second))
+          s.slots.erase(j);
+        return false;
       }
-      ++i->second;
+      i = s.slots.find(k); // re-found: the wait let others rehash
     }
-    then();
+    ++i->second.count;
+    try {
+      then(i->second);
+    } catch (...) {
+      if (--i->second.count == 0 && unused(i->second))
+        s.slots.erase(i);
+      throw;
+    }
     return true;
   }
 
@@ -65,9 +92,9 @@ public:
   decltype(auto) locked(const key& k, F&& fn) {
     auto& s = shards_[shard_index(k)];
     std::lock_guard<std::mutex> guard{s.mtx};
-    auto force = [this, &s, &k](size_t n) {
-      if (limit_ != unbounded_limit && n > 0)
-        s.counts[k] += n;
+    auto force = [&s, &k](size_t n) {
+      if (n > 0)
+        s.slots[k].count += n;
     };
     return fn(force);
   }
@@ -75,18 +102,33 @@ public:
   /// Returns `n` slots of `k`.
   void release(const key& k, size_t n);
 
+  /// Returns `n` slots of `k` for its live lane `to`, and routes `k`'s new
+  /// events to that lane if `may_route` and the lane holds every event that
+  /// went to ingress (`ingress_seen`: seq + 1 of the newest it got from the
+  /// supervisor, or later). Returns whether `k` now routes to `to`.
+  bool release_routed(const key& k, size_t n, route to, bool may_route,
+                      uint64_t ingress_seen);
+
+  /// Stops routing `k` to `lane` if the lane holds every event sent to it
+  /// (`direct_seen`: seq + 1 of the newest it got); true if `k` does not
+  /// route to `lane` afterwards (then no event of `k` reaches it directly
+  /// any more). False: an event is on its way to the lane.
+  bool unroute(const key& k, const void* lane, uint64_t direct_seen);
+
   /// Wakes every waiter (used when the runtime stops).
   void wake_all();
 
 private:
-  static constexpr size_t unbounded_limit = static_cast<size_t>(-1);
-
   struct alignas(64) shard { // one lock per cache line: shards don't contend
     std::mutex mtx;
     std::condition_variable cv;
     size_t waiters = 0;
-    std::unordered_map<key, size_t, key_hasher> counts;
+    std::unordered_map<key, slot, key_hasher> slots;
   };
+
+  [[nodiscard]] static bool unused(const slot& x) noexcept {
+    return x.count == 0 && x.to.lane == nullptr;
+  }
 
   bool wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
                      const key& k,

@@ -198,6 +198,28 @@ public:
   /// Returns `n` backlog slots of `k` (events of `k` completed).
   void release_backlog(const key& k, size_t n) { backlog_.release(k, n); }
 
+  /// `release_backlog` for a live lane, which may take `k`'s new events
+  /// straight from `submit` from now on (see `backlog::release_routed`).
+  bool release_routed(const key& k, size_t n, backlog::route to,
+                      bool may_route, uint64_t ingress_seen) {
+    return backlog_.release_routed(k, n, to, may_route, ingress_seen);
+  }
+
+  /// Stops sending `k`'s events straight to `lane` (see `backlog::unroute`).
+  [[nodiscard]] bool unroute(const key& k, const void* lane,
+                             uint64_t direct_seen) {
+    return backlog_.unroute(k, lane, direct_seen);
+  }
+
+  /// Makes `a` the shard actor that events routed to shard `i` wake.
+  void attach_shard(size_t i, caf::actor a);
+
+  /// Clears shard `i`'s "signalled" flag before it takes its inbox.
+  void rearm_inbox(size_t i) noexcept;
+
+  /// Takes up to `max` events sent straight to lanes of shard `i`.
+  size_t dequeue_inbox(size_t i, event_base** buf, size_t max);
+
   /// Hands events to the application, in the order given.
   void emit(event_base** evs, size_t n);
 
@@ -292,6 +314,7 @@ private:
   caf::expected<uint64_t> ask_supervisor(bool replay, const key& k);
   void keep_unfinished();
   void wake_supervisor();
+  void wake_shard(size_t i);
   void credit(size_t n);
   void consume_loop();
   bool wait_until(std::chrono::steady_clock::time_point deadline,
@@ -322,6 +345,16 @@ private:
   // One ingress token per backlog shard, used under that shard's lock:
   // moodycamel is FIFO per token, so each key's events stay in order.
   std::array<std::unique_ptr<producer_token>, backlog::shard_count> ingress_tokens_;
+  // Per shard: the events `submit` sends straight to its lanes, with one
+  // token per backlog shard (FIFO per key, as for ingress) and the flag that
+  // saves a wake-up message while one is pending.
+  struct shard_inbox {
+    mpmc_queue<event_base*> events;
+    std::array<std::unique_ptr<producer_token>, backlog::shard_count> tokens;
+    alignas(64) std::atomic<bool> signalled{false};
+    caf::actor actor;
+  };
+  std::vector<std::unique_ptr<shard_inbox>> inboxes_;
   blocking_mpmc_queue<event_base*> output_;
   // The sink enqueues through one token: moodycamel keeps FIFO order per
   // token, while the sink actor may run on a different thread each time.

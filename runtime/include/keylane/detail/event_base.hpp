@@ -39,6 +39,9 @@ struct event_base {
   /// Its park store id while it is parked, or when `replay` revived it from
   /// the store (then it leaves the store once it ends); 0 otherwise.
   uint64_t park_id = 0;
+  /// The lane it was sent to straight from `submit` (see `backlog::route`),
+  /// or null when it went through the supervisor.
+  void* lane = nullptr;
 };
 
 /// Deletes an event; used by containers that hold raw owning pointers.
