@@ -31,10 +31,10 @@ void backlog::release(const key& k, size_t n) {
   auto i = s.slots.find(k);
   if (i == s.slots.end())
     return;
-  auto& x = i->second;
+  auto& x = i.value();
   x.count = x.count > n ? x.count - n : 0;
   if (unused(x))
-    s.slots.erase(i);
+    erase(s, i);
   if (s.waiters > 0)
     s.cv.notify_all();
 }
@@ -50,13 +50,13 @@ bool backlog::release_routed(const key& k, size_t n, route to, bool may_route,
     // Nothing of `k` in flight: no slot. The lane holds all there was.
     i = s.slots.try_emplace(k).first;
   }
-  auto& x = i->second;
+  auto& x = i.value();
   x.count = x.count > n ? x.count - n : 0;
   if (x.to.lane == nullptr && may_route && ingress_seen >= x.last_ingress)
     x.to = to;
   bool routed = x.to.lane == to.lane;
   if (unused(x))
-    s.slots.erase(i);
+    erase(s, i);
   if (n > 0 && s.waiters > 0)
     s.cv.notify_all();
   return routed;
@@ -68,12 +68,12 @@ bool backlog::unroute(const key& k, const void* lane, uint64_t direct_seen) {
   auto i = s.slots.find(k);
   if (i == s.slots.end() || i->second.to.lane != lane)
     return true;
-  auto& x = i->second;
+  auto& x = i.value();
   if (direct_seen < x.last_direct)
     return false;
   x.to = route{};
   if (unused(x))
-    s.slots.erase(i);
+    erase(s, i);
   return true;
 }
 

@@ -6,7 +6,9 @@
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
-#include <unordered_map>
+#include <functional>
+
+#include <tsl/robin_map.h>
 
 #include "keylane/key.hpp"
 
@@ -69,16 +71,17 @@ public:
     if (i->second.count >= limit_) {
       if (!(wait && wait_for_room(s, guard, k, deadline, cancelled))) {
         if (auto j = s.slots.find(k); j != s.slots.end() && unused(j->second))
-          s.slots.erase(j);
+          erase(s, j);
         return false;
       }
       i = s.slots.find(k); // re-found: the wait let others rehash
     }
-    ++i->second.count;
+    auto& x = i.value();
+    ++x.count;
     try {
-      then(i->second);
+      then(x);
     } catch (...) {
-      if (--i->second.count == 0 && unused(i->second))
+      if (--x.count == 0 && unused(x))
         s.slots.erase(i);
       throw;
     }
@@ -119,12 +122,26 @@ public:
   void wake_all();
 
 private:
+  // Open addressing with the hash stored: one probe of adjacent memory per
+  // lookup and no node to allocate per key activation, where a node-based
+  // map missed the cache on most lookups.
+  using slot_map = tsl::robin_map<key, slot, key_hasher, std::equal_to<key>,
+                                  std::allocator<std::pair<key, slot>>, true>;
+
   struct alignas(64) shard { // one lock per cache line: shards don't contend
     std::mutex mtx;
     std::condition_variable cv;
     size_t waiters = 0;
-    std::unordered_map<key, slot, key_hasher> slots;
+    slot_map slots;
   };
+
+  // Erases `i`; a stripe that became empty gives its buckets back, so a
+  // burst of keys does not pin memory after it ended.
+  static void erase(shard& s, slot_map::iterator i) {
+    s.slots.erase(i);
+    if (s.slots.empty() && s.slots.bucket_count() > 1024)
+      slot_map{}.swap(s.slots);
+  }
 
   [[nodiscard]] static bool unused(const slot& x) noexcept {
     return x.count == 0 && x.to.lane == nullptr;
