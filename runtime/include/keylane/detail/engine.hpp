@@ -355,7 +355,7 @@ private:
     caf::actor actor;
   };
   std::vector<std::unique_ptr<shard_inbox>> inboxes_;
-  blocking_mpmc_queue<event_base*> output_;
+  short_spin_queue<event_base*> output_;
   // The sink enqueues through one token: moodycamel keeps FIFO order per
   // token, while the sink actor may run on a different thread each time.
   std::unique_ptr<producer_token> output_token_;
