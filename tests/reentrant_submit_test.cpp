@@ -108,9 +108,12 @@ TEST_CASE("a blocking submit from inside a handler returns window_full instead o
   auto rt = start<int_rt>(blocking_window(2), make);
   self = rt.get();
   without_hanging([&] {
-    // Both events hold the window until the test pulls them.
+    // Both events hold the window until the test pulls them, and it pulls
+    // only after the handler of the second tried its submit (the first may
+    // be delivered before the second runs).
     REQUIRE(rt->submit("k", 2));
     REQUIRE(rt->submit("k", 1));
+    REQUIRE(eventually([&] { return answer.load() != -1; }));
     std::unique_ptr<int_rt::event_type> ev;
     REQUIRE(rt->pull(ev, hang_limit));
     REQUIRE(rt->pull(ev, hang_limit));

@@ -243,8 +243,7 @@ void lane::run() {
       host_->want_turn(id_);
       break;
     }
-    current_ = std::move(queue_.front());
-    queue_.pop_front();
+    current_ = queue_.pop_front();
     invoke_current();
   }
   flush();

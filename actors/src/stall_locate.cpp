@@ -72,7 +72,8 @@ void supervisor::locate(uint64_t seq) {
       answer(*ev, "its key is parked and it is being parked behind");
       return;
     }
-  for (auto& [k, e] : keys_) {
+  for (auto& [k, ep] : keys_) {
+    auto& e = *ep;
     if (!e.pending)
       continue;
     for (auto& ev : e.pending->items)

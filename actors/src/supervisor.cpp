@@ -105,7 +105,7 @@ void supervisor::on_refused(const key& k, uint64_t lane) {
   auto i = keys_.find(k);
   if (i == keys_.end())
     return;
-  auto& e = i->second;
+  auto& e = *i->second;
   if (e.st != state::retiring || e.lane != lane)
     return;
   e.st = state::running;
@@ -157,7 +157,11 @@ void supervisor::route(event_ptr ev) {
     return;
   }
   auto [i, fresh] = keys_.try_emplace(ev->k);
-  auto& e = i->second;
+  if (fresh) {
+    i.value() = std::make_unique<entry>();
+    i.value()->k = ev->k;
+  }
+  auto& e = *i->second;
   if (!e.pending)
     e.pending = std::make_shared<event_batch>(eng_, "queued");
   e.pending->items.push_back(std::move(ev));
@@ -173,18 +177,18 @@ void supervisor::route(event_ptr ev) {
   e.lingering = false; // it has work again (no-op for other states)
   if (e.st == state::running && !e.touched) {
     e.touched = true;
-    touched_.emplace_back(&i->first, &e);
+    touched_.push_back(&e);
     if (!e.lane)
       ++active_; // counted now, so later keys in this drain see the cap
   }
 }
 
 void supervisor::flush_touched() {
-  for (auto [k, e] : touched_) {
+  for (auto* e : touched_) {
     e->touched = false;
     if (!e->lane) {
       --active_; // start_lane counts it again
-      start_lane(*k, *e);
+      start_lane(e->k, *e);
     } else {
       e->forwarded += e->pending->items.size();
       op_for(e->shard, shard_op::kind::events, e->lane).events =
@@ -225,7 +229,7 @@ void supervisor::on_idle(const key& k, uint64_t lane, uint64_t finished) {
   auto i = keys_.find(k);
   if (i == keys_.end())
     return;
-  auto& e = i->second;
+  auto& e = *i->second;
   // A notice of an earlier activation of the key (a shard's report may
   // come late) says nothing about the current lane.
   if (e.st != state::running || e.lane != lane)
@@ -262,9 +266,9 @@ void supervisor::reclaim() {
     auto [k, gen] = std::move(lingering_.front());
     lingering_.pop_front();
     auto i = keys_.find(k);
-    if (i != keys_.end() && i->second.lingering
-        && i->second.linger_gen == gen)
-      retire_lane(i->second);
+    if (i != keys_.end() && i->second->lingering
+        && i->second->linger_gen == gen)
+      retire_lane(*i->second);
   }
 }
 
@@ -281,15 +285,15 @@ void supervisor::on_linger_timer() {
   while (!lingering_.empty()) {
     auto& [k, gen] = lingering_.front();
     auto i = keys_.find(k);
-    if (i == keys_.end() || !i->second.lingering
-        || i->second.linger_gen != gen) {
+    if (i == keys_.end() || !i->second->lingering
+        || i->second->linger_gen != gen) {
       lingering_.pop_front();
       continue;
     }
-    if (now - i->second.idle_since < linger_)
+    if (now - i->second->idle_since < linger_)
       break; // the rest went idle later
     lingering_.pop_front();
-    retire_lane(i->second);
+    retire_lane(*i->second);
   }
   arm_linger_timer();
   publish();
@@ -299,7 +303,7 @@ void supervisor::on_retired(const key& k) {
   auto i = keys_.find(k);
   if (i == keys_.end())
     return;
-  auto& e = i->second;
+  auto& e = *i->second;
   --active_;
   ++retired_;
   --retiring_;
@@ -335,9 +339,9 @@ void supervisor::admit() {
   while (active_ < cap_ && !waiting_.empty()) {
     auto k = waiting_.pop();
     auto i = keys_.find(k);
-    if (i == keys_.end() || i->second.st != state::waiting)
+    if (i == keys_.end() || i->second->st != state::waiting)
       continue;
-    start_lane(i->first, i->second);
+    start_lane(i->first, *i->second);
   }
   reclaim();
 }
@@ -369,8 +373,8 @@ void supervisor::on_exit() {
     caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
   shards_.clear();
   for (auto& [k, e] : keys_)
-    if (e.pending)
-      for (auto& ev : e.pending->items)
+    if (e->pending)
+      for (auto& ev : e->pending->items)
         eng_->abandon(std::move(ev), "queued");
   for (auto& ev : to_park_)
     eng_->abandon(std::move(ev), "queued");

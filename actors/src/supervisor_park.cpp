@@ -36,10 +36,10 @@ void supervisor::operate(bool replay, const key& k, op_reply reply) {
     return;
   }
   auto i = keys_.find(k);
-  if (i != keys_.end() && i->second.lane) {
+  if (i != keys_.end() && i->second->lane) {
     // Its lane still parks events it was sent: act once it is gone, so the
     // store holds every one of them.
-    i->second.ops.emplace_back(replay, std::move(reply));
+    i->second->ops.emplace_back(replay, std::move(reply));
     return;
   }
   reply->set_value(replay ? replay_now(k) : discard_now(k));

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,6 +13,7 @@
 #include "keylane/config.hpp"
 #include "keylane/detail/backoff.hpp"
 #include "keylane/detail/event_base.hpp"
+#include "keylane/detail/event_fifo.hpp"
 #include "keylane/detail/handler_maker.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/unique_function.hpp"
@@ -156,7 +156,7 @@ private:
   size_t batch_limit_;
   jitter_rng rng_;
 
-  std::deque<event_ptr> queue_;
+  event_fifo queue_;
   event_ptr current_;
   uint64_t token_ = 0;
   bool awaiting_ = false; // an attempt runs, or a backoff waits

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
+#include <functional>
+#include <memory>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include <caf/event_based_actor.hpp>
+#include <tsl/robin_map.h>
 
 #include "keylane/config.hpp"
 #include "keylane/detail/handler_maker.hpp"
@@ -51,6 +53,7 @@ private:
   enum class state : uint8_t { running, retiring, waiting };
 
   struct entry {
+    key k;                  // its key (the table's copy moves on rehash)
     uint64_t lane = 0;      // id of the current lane, 0 if none
     uint64_t forwarded = 0; // events sent to the current lane
     uint32_t shard = 0;     // where the current lane lives
@@ -96,9 +99,14 @@ private:
   size_t cap_;
   size_t ingress_batch_;
 
-  std::unordered_map<key, entry, key_hasher> keys_;
+  // Open addressing (hash stored): most lookups of a node-based map missed
+  // the cache; entries stay put on the heap, so `touched_` may point at
+  // them while a drain inserts keys.
+  tsl::robin_map<key, std::unique_ptr<entry>, key_hasher, std::equal_to<key>,
+                 std::allocator<std::pair<key, std::unique_ptr<entry>>>, true>
+    keys_;
   waiting_keys waiting_;
-  std::vector<std::pair<const key*, entry*>> touched_;
+  std::vector<entry*> touched_;
   std::vector<event_base*> buf_;
   std::unordered_set<key, key_hasher> parked_;
   std::vector<event_ptr> to_park_; // of parked keys without a lane
