@@ -89,6 +89,8 @@ void shard::apply(shard_work& w) {
   for (auto& op : w.ops) {
     switch (op.what) {
       case shard_op::kind::start: {
+        if (op.start->first)
+          taken_ += op.start->first->items.size();
         auto l = std::make_unique<lane>(this, eng_, *op.start);
         auto* raw = l.get();
         lanes_.emplace(op.lane, std::move(l));
@@ -97,6 +99,7 @@ void shard::apply(shard_work& w) {
       }
       case shard_op::kind::events:
         if (auto* l = find(op.lane)) {
+          taken_ += op.events->items.size();
           l->take(std::move(op.events));
           l->run();
         }
@@ -124,6 +127,7 @@ void shard::apply(shard_work& w) {
 void shard::take_inbox() {
   eng_->rearm_inbox(index_);
   auto n = eng_->dequeue_inbox(index_, inbox_buf_.data(), inbox_buf_.size());
+  taken_ += n;
   // The lane of each event lives: it cannot retire while an event sent to
   // it is on its way (see lane::may_retire).
   for (size_t i = 0; i < n; ++i) {
@@ -166,6 +170,7 @@ void shard::write_parks() {
     }
     eng_->release_backlog(k, j - i);
   }
+  finished_ += to_park_.size();
   for (auto& ev : to_park_)
     out_->items.push_back(std::move(ev));
   to_park_.clear();
@@ -181,6 +186,7 @@ void shard::end_round() {
     delayed_send(this, park_hold, timer_atom::value, uint64_t{0},
                  uint64_t{0});
   }
+  eng_->note_shard_load(index_, taken_ - finished_);
   if (!out_->items.empty()) {
     auto next = std::make_shared<event_batch>(eng_, "completed");
     send(sink_, events_atom::value, std::move(out_));
@@ -200,6 +206,7 @@ void shard::end_round() {
 }
 
 void shard::emit(std::vector<event_ptr>& evs) {
+  finished_ += evs.size();
   for (auto& ev : evs)
     out_->items.push_back(std::move(ev));
   evs.clear();

@@ -214,12 +214,22 @@ void supervisor::start_lane(const key& k, entry& e) {
   // Published before the lane starts, so whoever sees an output of this
   // lane sees the lane counted.
   publish();
-  // The shard with the fewest lanes: a key's activations may land on
-  // different shards, never two at once (the next starts after the
-  // previous one retired).
-  auto least = std::min_element(shard_lanes_.begin(), shard_lanes_.end());
-  e.shard = static_cast<uint32_t>(least - shard_lanes_.begin());
-  ++*least;
+  // The shard with the least work: the events it holds unfinished (a hot
+  // key's queue counts in full, so cold keys go elsewhere and both cores
+  // stay busy) plus its lanes. A key's activations may land on different
+  // shards, never two at once (the next starts after the previous one
+  // retired).
+  size_t best = 0;
+  uint64_t best_score = UINT64_MAX;
+  for (size_t i = 0; i < shard_lanes_.size(); ++i) {
+    auto score = eng_->shard_load(i) + shard_lanes_[i];
+    if (score < best_score) {
+      best = i;
+      best_score = score;
+    }
+  }
+  e.shard = static_cast<uint32_t>(best);
+  ++shard_lanes_[best];
   e.lane = a->id;
   op_for(e.shard, shard_op::kind::start, e.lane).start = std::move(a);
   e.st = state::running;

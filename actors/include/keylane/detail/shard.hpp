@@ -121,6 +121,8 @@ private:
   shard_report_ptr report_;
   std::vector<uint64_t> turns_;
   std::vector<event_base*> inbox_buf_;
+  uint64_t taken_ = 0;    // events that reached this shard's lanes
+  uint64_t finished_ = 0; // of them, those that left for the sink
   std::vector<lane*> touched_; // lanes the inbox gave events this round
   bool turn_pending_ = false;
   // Parks not yet written, in the order the lanes gave them, and since when

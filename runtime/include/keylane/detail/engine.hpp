@@ -220,6 +220,17 @@ public:
   /// Takes up to `max` events sent straight to lanes of shard `i`.
   size_t dequeue_inbox(size_t i, event_base** buf, size_t max);
 
+  /// Shard `i` holds `n` events it has not finished (published once per
+  /// round; the supervisor places new lanes by it).
+  void note_shard_load(size_t i, uint64_t n) noexcept {
+    inboxes_[i]->load.store(n, std::memory_order_relaxed);
+  }
+
+  /// What shard `i` last published with `note_shard_load`.
+  [[nodiscard]] uint64_t shard_load(size_t i) const noexcept {
+    return inboxes_[i]->load.load(std::memory_order_relaxed);
+  }
+
   /// Hands events to the application, in the order given.
   void emit(event_base** evs, size_t n);
 
@@ -352,6 +363,7 @@ private:
     mpmc_queue<event_base*> events;
     std::array<std::unique_ptr<producer_token>, backlog::shard_count> tokens;
     alignas(64) std::atomic<bool> signalled{false};
+    alignas(64) std::atomic<uint64_t> load{0}; // written once per round
     caf::actor actor;
   };
   std::vector<std::unique_ptr<shard_inbox>> inboxes_;
