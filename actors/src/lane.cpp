@@ -33,7 +33,7 @@ lane::lane(shard* host, engine* eng, args& a)
     key_(std::move(a.k)),
     handler_(std::move(a.handler)),
     broken_(std::move(a.handler_error)),
-    maker_(std::move(a.maker)),
+    maker_(a.maker),
     cfg_(a.cfg),
     batch_limit_(std::max<size_t>(1, a.cfg->lane_batch)),
     rng_(key_.hash() ^ a.id) {

@@ -20,12 +20,13 @@ constexpr auto park_hold = std::chrono::milliseconds(5);
 } // namespace
 
 shard::shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
-             caf::actor sink, uint32_t index)
+             caf::actor sink, uint32_t index, handler_maker_ptr maker)
   : caf::event_based_actor(cfg),
     eng_(eng),
     index_(index),
     supervisor_(std::move(supervisor)),
-    sink_(std::move(sink)) {
+    sink_(std::move(sink)),
+    maker_(std::move(maker)) {
   eng_->actor_started();
   out_ = std::make_shared<event_batch>(eng_, "completed");
   report_ = std::make_shared<shard_report>();

@@ -32,7 +32,8 @@ caf::behavior supervisor::make_behavior() {
   send(sink_, supervisor_atom::value, self);
   auto n = eng_->shard_count();
   for (size_t i = 0; i < n; ++i) {
-    shards_.push_back(spawn<shard>(eng_, self, sink_, static_cast<uint32_t>(i)));
+    shards_.push_back(
+      spawn<shard>(eng_, self, sink_, static_cast<uint32_t>(i), maker_));
     eng_->attach_shard(i, shards_.back());
   }
   shard_lanes_.assign(n, 0);
@@ -202,7 +203,7 @@ void supervisor::start_lane(const key& k, entry& e) {
   auto a = std::make_unique<lane::args>();
   a->k = k;
   a->handler = maker_->make(a->handler_error, a->retry_activation);
-  a->maker = maker_;
+  a->maker = maker_.get();
   e.forwarded = e.pending->items.size();
   a->first = std::move(e.pending);
   a->cfg = live_;

@@ -57,7 +57,8 @@ public:
     std::unique_ptr<handler_base> handler;
     std::string handler_error; // why `handler` is null, if it is
     bool retry_activation = true; // whether building it again may help
-    handler_maker_ptr maker;       // builds a fresh one for a retry
+    handler_maker* maker = nullptr; // builds a fresh one for a retry
+                                    // (its shard keeps it alive)
     batch_ptr first;
     settings_ptr cfg; // the live settings when it started
   };
@@ -150,7 +151,7 @@ private:
   // event's retry policy decides when the key parks.
   std::string activation_error_;
   bool activation_just_failed_ = false; // the first attempt has seen it
-  handler_maker_ptr maker_;
+  handler_maker* maker_;
   settings_ptr cfg_;
   uint64_t cfg_gen_ = 0;
   size_t batch_limit_;

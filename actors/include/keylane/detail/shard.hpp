@@ -2,12 +2,12 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/event_based_actor.hpp>
+#include <tsl/robin_map.h>
 
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/messages.hpp"
@@ -72,7 +72,7 @@ using shard_report_ptr = std::shared_ptr<shard_report>;
 class shard : public caf::event_based_actor {
 public:
   shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
-        caf::actor sink, uint32_t index);
+        caf::actor sink, uint32_t index, handler_maker_ptr maker);
   ~shard() override;
 
   caf::behavior make_behavior() override;
@@ -116,7 +116,11 @@ private:
   uint32_t index_;
   caf::actor supervisor_;
   caf::actor sink_;
-  std::unordered_map<uint64_t, std::unique_ptr<lane>> lanes_;
+  // Lanes hold a plain pointer to it: one shared count per shard, not an
+  // atomic increment and decrement per key activation across threads.
+  handler_maker_ptr maker_;
+  // Open addressing: no node per activation; lanes stay put on the heap.
+  tsl::robin_map<uint64_t, std::unique_ptr<lane>> lanes_;
   batch_ptr out_;
   shard_report_ptr report_;
   std::vector<uint64_t> turns_;
