@@ -60,6 +60,9 @@ std::string usage(const char* argv0) {
       << "  --json             print one JSON object per row on stdout "
          "(table goes to stderr)\n"
       << "  --runs N           runs per figure (default 3; --quick: 1)\n"
+      << "  --producers N      producer threads of the throughput runs, each\n"
+         "                     submitting the events of its share of the keys\n"
+         "                     (default 1; above 1 for keylane ways only)\n"
       << "  --ways a,b         ways to run (default all):";
   for (auto& w : way_names())
     out << " " << w;
@@ -132,6 +135,14 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
       }
       o.runs = static_cast<int>(x);
       runs_set = true;
+    } else if (a == "--producers") {
+      if (!value(v))
+        return std::nullopt;
+      if (!to_number(v, 1, 64, x) || x != static_cast<int>(x)) {
+        error = "--producers " + v + ": must be a whole number from 1 to 64";
+        return std::nullopt;
+      }
+      o.producers = static_cast<int>(x);
     } else if (a == "--events") {
       if (!value(v))
         return std::nullopt;
@@ -223,6 +234,14 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
     return std::nullopt;
   if (o.ways.empty())
     o.ways = way_names();
+  if (o.producers > 1)
+    for (auto& w : o.ways)
+      if (w.rfind("keylane_", 0) != 0) {
+        error = "--producers " + std::to_string(o.producers) + ": way " + w
+                + " takes one producer thread; name keylane ways only "
+                  "(--ways keylane_global,...)";
+        return std::nullopt;
+      }
   if (o.workloads.empty())
     o.workloads = workload_names();
   return o;

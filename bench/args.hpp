@@ -18,6 +18,9 @@ struct options {
   /// Also run the keylane ways in keylane_bench_sysalloc (system malloc).
   bool sysalloc = true;
   int runs = 3;
+  /// Producer threads of the closed-loop (throughput) runs; keylane ways
+  /// only when above 1.
+  int producers = 1;
   size_t events = 200000;
   double rate = 200000;
   double latency_seconds = 1.0;

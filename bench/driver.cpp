@@ -1,5 +1,6 @@
 #include "driver.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -115,9 +116,22 @@ sample run_once(const way_spec& spec, const workload& wl, const run_params& p) {
   bool all_taken = true;
   if (open_loop) {
     all_taken = submit_paced(*w, wl, s.events, p.rate, s.pacer_lag);
-  } else {
+  } else if (p.producers <= 1) {
     for (size_t i = 0; i < s.events && all_taken; ++i)
       all_taken = w->submit(wl.events[i]);
+  } else {
+    std::atomic<bool> refused{false};
+    std::vector<std::thread> producers;
+    auto n = static_cast<uint64_t>(p.producers);
+    for (uint64_t t = 0; t < n; ++t)
+      producers.emplace_back([&, t] {
+        for (size_t i = 0; i < s.events && !refused.load(std::memory_order_relaxed); ++i)
+          if (wl.events[i].key % n == t && !w->submit(wl.events[i]))
+            refused = true;
+      });
+    for (auto& th : producers)
+      th.join();
+    all_taken = !refused;
   }
   if (!all_taken)
     append(s.note, "the way refused a submit");

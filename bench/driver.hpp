@@ -15,6 +15,10 @@ namespace keylane::bench {
 struct run_params {
   /// Rounds of `do_work` per event.
   uint64_t work_iters = 0;
+  /// Closed loop only: threads submitting, each the events of the keys
+  /// with `key % producers` equal to its number (a key's events stay in
+  /// one thread, in order).
+  int producers = 1;
   /// Events to submit (the workload's first `events`).
   size_t events = 0;
   /// Open-loop submission rate in events/s; 0 submits as fast as the way

@@ -65,7 +65,8 @@ std::vector<row> run_sysalloc_child(const options& o, std::string& note) {
     if (!o.quick || works.empty())
       works += (works.empty() ? "" : ",") + std::to_string(w);
   std::vector<std::string> args{exe, "--child-out", out_file, "--runs",
-                                std::to_string(o.runs), "--events",
+                                std::to_string(o.runs), "--producers",
+                                std::to_string(o.producers), "--events",
                                 std::to_string(o.events), "--ways", join(ways),
                                 "--workloads", join(o.workloads), "--work",
                                 works, "--schedulers", o.schedulers.front(),
@@ -167,6 +168,7 @@ int main(int argc, char** argv) {
   so.workloads = o.workloads;
   so.work_ns = o.work_ns;
   so.runs = o.runs;
+  so.producers = o.producers;
   so.events = o.events;
   so.rate = o.rate;
   so.latency_seconds = o.latency_seconds;

@@ -19,6 +19,7 @@ void visit_fields(row& r, F&& f) {
   f("work_ns", r.work_ns);
   f("scheduler", r.scheduler);
   f("allocator", r.allocator);
+  f("producers", r.producers);
   f("ordered", r.ordered);
   f("runs", r.runs);
   f("events", r.events);

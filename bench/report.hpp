@@ -27,6 +27,7 @@ struct row {
   uint64_t work_ns = 0;
   std::string scheduler; // keylane rows only
   std::string allocator; // "mimalloc" or "system"
+  int producers = 1;     // producer threads of the throughput runs
   bool ordered = true;
   int runs = 0;
   uint64_t events = 0; // per throughput run (sized by a warm-up run)

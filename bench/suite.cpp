@@ -39,6 +39,7 @@ row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
   r.work_ns = work_ns;
   r.scheduler = spec.scheduler;
   r.allocator = opt.allocator;
+  r.producers = opt.producers;
   r.ordered = spec.ordered;
   r.runs = static_cast<int>(c.tput.size());
   r.events = c.tput.empty() ? 0 : c.tput.front().events;
@@ -142,6 +143,7 @@ std::vector<row> run_suite(const suite_options& opt,
         for (size_t i = 0; i < opt.ways.size(); ++i) {
           auto p = base;
           p.events = tput_events[i];
+          p.producers = opt.producers;
           p.measure_idle = true;
           p.idle_pause_ms = opt.idle_pause_ms;
           cells[i].tput.push_back(measured(opt.ways[i], wl, p));

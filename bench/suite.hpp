@@ -18,6 +18,8 @@ struct suite_options {
   /// Handler work per event, ns (0 and 1000 by default).
   std::vector<uint64_t> work_ns;
   int runs = 3;
+  /// Producer threads of the throughput runs.
+  int producers = 1;
   /// Most events per throughput run.
   size_t events = 200000;
   /// Throughput runs are sized from a short warm-up run to take about this

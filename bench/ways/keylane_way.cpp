@@ -2,6 +2,7 @@
 // global, on CAF's sharing or stealing scheduler, and the --set overrides.
 // Output through the callback (keylane's consumer thread).
 
+#include <atomic>
 #include <thread>
 
 #include <keylane/config_loader.hpp>
@@ -132,7 +133,7 @@ private:
   scheduler_policy sched_;
   std::vector<std::string> sets_;
   std::unique_ptr<rt_type> rt_;
-  uint64_t rejected_ = 0; // producer thread only
+  std::atomic<uint64_t> rejected_{0}; // submits may come from several threads
 };
 
 } // namespace
