@@ -6,6 +6,8 @@ bool backlog::wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
                             const key& k,
                             std::chrono::steady_clock::time_point deadline,
                             const std::atomic<bool>& cancelled) {
+  if (deadline == no_deadline)
+    deadline = std::chrono::steady_clock::now() + std::chrono::hours(24 * 365);
   ++s.waiters;
   bool room = false;
   for (;;) {

@@ -193,7 +193,8 @@ engine::admission engine::submit(const key& k, make_fn make, void* ctx) {
   auto stripe = backlog::shard_index(k);
   const void* direct = nullptr;
   uint32_t to_shard = 0;
-  bool admitted = backlog_.admit(k, block, deadline_after(forever), stopped_,
+  // No deadline: `admit` reads the clock only if it has to wait.
+  bool admitted = backlog_.admit(k, block, backlog::no_deadline, stopped_,
                                  [&](backlog::slot& slot) {
     try {
       ev = make(ctx);

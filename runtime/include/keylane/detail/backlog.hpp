@@ -51,6 +51,10 @@ public:
 
   explicit backlog(size_t limit) : limit_(limit) {}
 
+  /// A deadline for `admit` that never comes (and costs no clock read on
+  /// the path that does not wait).
+  static constexpr std::chrono::steady_clock::time_point no_deadline{};
+
   /// The shard that serialises `k`: the hash's top bits, so the bits the
   /// shard's table indexes by (the low ones) still vary within a shard.
   [[nodiscard]] static size_t shard_index(const key& k) noexcept {
@@ -59,7 +63,7 @@ public:
   }
 
   /// Takes one slot of `k` — waiting for room if `wait`, until `deadline`
-  /// or until `cancelled` turns true — and runs `then(slot&)` under the
+  /// (`no_deadline`: none) or until `cancelled` turns true — and runs `then(slot&)` under the
   /// shard lock. Returns false, without running `then`, if no slot was
   /// taken. If `then` throws, the slot is given back.
   template <class F>
