@@ -7,7 +7,10 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
+#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/live_settings.hpp"
+#include "keylane/detail/park_service.hpp"
+#include "keylane/detail/stop_ledger.hpp"
 #include "keylane/detail/shard.hpp"
 
 namespace keylane::detail {
@@ -26,9 +29,9 @@ thread_local invocation current_call;
 
 } // namespace
 
-lane::lane(shard* host, engine* eng, args& a)
+lane::lane(shard* host, const runtime_parts& parts, args& a)
   : host_(host),
-    eng_(eng),
+    parts_(parts),
     id_(a.id),
     key_(std::move(a.k)),
     handler_(std::move(a.handler)),
@@ -97,9 +100,9 @@ void lane::note_requests(uint64_t first, uint64_t last) {
 }
 
 const settings& lane::policy() {
-  auto gen = eng_->live_generation();
+  auto gen = parts_.live.generation();
   if (gen != cfg_gen_) {
-    cfg_ = eng_->live();
+    cfg_ = parts_.live.get();
     cfg_gen_ = gen;
   }
   return *cfg_;
@@ -216,7 +219,7 @@ void lane::run_direct() {
 bool lane::may_retire() {
   if (awaiting_ || !queue_.empty() || turn_pending_ || direct_since_idle_)
     return false;
-  if (routed_ && !eng_->unroute(key_, this, direct_seen_))
+  if (routed_ && !parts_.in.unroute(key_, this, direct_seen_))
     return false;
   routed_ = false;
   return true;
@@ -425,14 +428,14 @@ void lane::park(std::vector<event_ptr>& evs) {
 void lane::flush() {
   if (unpark_through_ != 0) {
     // Before the outputs go: whoever sees them sees the store without them.
-    eng_->unpark_through(key_, unpark_through_);
+    parts_.parks.unpark_through(key_, unpark_through_);
     unpark_through_ = 0;
   }
   if (out_.empty())
     return;
   // A parking lane takes no new events this way: they would park anyway,
   // and the supervisor parks them once the lane is gone.
-  routed_ = eng_->release_routed(key_, out_.size(),
+  routed_ = parts_.in.release_routed(key_, out_.size(),
                                  backlog::route{this, host_->index()},
                                  !parking_, ingress_seen_);
   host_->emit(out_);
@@ -446,12 +449,12 @@ void lane::schedule(caf::timespan delay, unique_function fn) {
 
 void lane::abandon() {
   if (current_)
-    eng_->abandon(std::move(current_), "running");
+    parts_.ledger.abandon(std::move(current_), "running");
   for (auto& ev : queue_)
-    eng_->abandon(std::move(ev), "queued");
+    parts_.ledger.abandon(std::move(ev), "queued");
   queue_.clear();
   for (auto& ev : out_)
-    eng_->abandon(std::move(ev), "completed");
+    parts_.ledger.abandon(std::move(ev), "completed");
   out_.clear();
   timers_.clear();
   // The handler may hold completions that pin the shard: break the cycle.

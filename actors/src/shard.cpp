@@ -4,7 +4,9 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
+#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/park_service.hpp"
+#include "keylane/detail/stop_ledger.hpp"
 
 namespace keylane::detail {
 
@@ -19,16 +21,17 @@ constexpr auto park_hold = std::chrono::milliseconds(5);
 
 } // namespace
 
-shard::shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
+shard::shard(caf::actor_config& cfg, const runtime_parts& parts,
+             caf::actor supervisor,
              caf::actor sink, uint32_t index, handler_maker_ptr maker)
   : caf::event_based_actor(cfg),
-    eng_(eng),
+    parts_(parts),
     index_(index),
     supervisor_(std::move(supervisor)),
     sink_(std::move(sink)),
     maker_(std::move(maker)) {
-  eng_->actor_started();
-  out_ = std::make_shared<event_batch>(eng_, "completed");
+  parts_.ledger.actor_started();
+  out_ = std::make_shared<event_batch>(&parts_.ledger, "completed");
   report_ = std::make_shared<shard_report>();
   inbox_buf_.resize(1024);
 }
@@ -92,7 +95,7 @@ void shard::apply(shard_work& w) {
       case shard_op::kind::start: {
         if (op.start->first)
           taken_ += op.start->first->items.size();
-        auto l = std::make_unique<lane>(this, eng_, *op.start);
+        auto l = std::make_unique<lane>(this, parts_, *op.start);
         auto* raw = l.get();
         lanes_.emplace(op.lane, std::move(l));
         raw->activate();
@@ -126,8 +129,8 @@ void shard::apply(shard_work& w) {
 }
 
 void shard::take_inbox() {
-  eng_->rearm_inbox(index_);
-  auto n = eng_->dequeue_inbox(index_, inbox_buf_.data(), inbox_buf_.size());
+  parts_.in.rearm_inbox(index_);
+  auto n = parts_.in.dequeue_inbox(index_, inbox_buf_.data(), inbox_buf_.size());
   taken_ += n;
   // The lane of each event lives: it cannot retire while an event sent to
   // it is on its way (see lane::may_retire).
@@ -164,12 +167,12 @@ void shard::write_parks() {
   if (to_park_.empty())
     return;
   // One transaction for the whole group; each key's events in their order.
-  eng_->park(to_park_.data(), to_park_.size());
+  parts_.parks.park(to_park_.data(), to_park_.size());
   for (size_t i = 0, j = 0; i < to_park_.size(); i = j) {
     const auto& k = to_park_[i]->k;
     for (j = i + 1; j < to_park_.size() && to_park_[j]->k == k; ++j) {
     }
-    eng_->release_backlog(k, j - i);
+    parts_.in.release_backlog(k, j - i);
   }
   finished_ += to_park_.size();
   for (auto& ev : to_park_)
@@ -187,9 +190,9 @@ void shard::end_round() {
     delayed_send(this, park_hold, timer_atom::value, uint64_t{0},
                  uint64_t{0});
   }
-  eng_->note_shard_load(index_, taken_ - finished_);
+  parts_.in.note_shard_load(index_, taken_ - finished_);
   if (!out_->items.empty()) {
-    auto next = std::make_shared<event_batch>(eng_, "completed");
+    auto next = std::make_shared<event_batch>(&parts_.ledger, "completed");
     send(sink_, events_atom::value, std::move(out_));
     out_ = std::move(next);
   }
@@ -278,16 +281,16 @@ void shard::on_exit() {
   // Ended but never written nor delivered: a durable store keeps them at
   // stop like any other undelivered event.
   for (auto& ev : to_park_)
-    eng_->abandon(std::move(ev), "completed");
+    parts_.ledger.abandon(std::move(ev), "completed");
   to_park_.clear();
   if (out_)
     for (auto& ev : out_->items)
-      eng_->abandon(std::move(ev), "completed");
+      parts_.ledger.abandon(std::move(ev), "completed");
   out_.reset();
   report_.reset();
   supervisor_ = nullptr;
   sink_ = nullptr;
-  eng_->actor_stopped();
+  parts_.ledger.actor_stopped();
 }
 
 } // namespace keylane::detail

@@ -4,7 +4,10 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
+#include "keylane/detail/counters.hpp"
+#include "keylane/detail/live_settings.hpp"
+#include "keylane/detail/output.hpp"
+#include "keylane/detail/stop_ledger.hpp"
 
 namespace keylane::detail {
 
@@ -18,18 +21,18 @@ int64_t now_ns() {
 
 } // namespace
 
-sink::sink(caf::actor_config& cfg, engine* eng)
+sink::sink(caf::actor_config& cfg, const runtime_parts& parts)
   : caf::event_based_actor(cfg),
-    eng_(eng),
-    order_(eng->config().order),
-    stall_ms_(eng->config().stall_ms) {
-  eng_->actor_started();
+    parts_(parts),
+    order_(parts.cfg.order),
+    stall_ms_(parts.cfg.stall_ms) {
+  parts_.ledger.actor_started();
   since_ = clock::now();
-  configure_window(eng->config());
-  spill_ = eng->spill();
-  memory_window_ = eng->config().window;
-  spill_max_bytes_ = eng->config().spill_max_bytes;
-  eng_->counters().awaited_since_ns.store(now_ns(), std::memory_order_relaxed);
+  configure_window(parts.cfg);
+  spill_ = parts.spill;
+  memory_window_ = parts.cfg.window;
+  spill_max_bytes_ = parts.cfg.spill_max_bytes;
+  parts_.pub.awaited_since_ns.store(now_ns(), std::memory_order_relaxed);
 }
 
 caf::behavior sink::make_behavior() {
@@ -83,14 +86,14 @@ void sink::take(event_batch& b) {
   // Publish before emitting: whoever sees an event out must see it counted.
   publish();
   if (!ready_.empty()) {
-    if (eng_->record_latency()) {
+    if (parts_.live.record_latency()) {
       // One clock read per batch: its events leave together.
       auto now = clock::now();
-      auto& latency = eng_->counters().latency;
+      auto& latency = parts_.pub.latency;
       for (auto* ev : ready_)
         latency.record(now - ev->submitted);
     }
-    eng_->emit(ready_.data(), ready_.size());
+    parts_.out.emit(ready_.data(), ready_.size());
     ready_.clear();
   }
 }
@@ -119,13 +122,13 @@ void sink::release_ready() {
     if (stalled_ != none_)
       end_stall(); // before `since_` moves: the line says how long it was
     since_ = clock::now();
-    eng_->counters().awaited_since_ns.store(now_ns(),
+    parts_.pub.awaited_since_ns.store(now_ns(),
                                             std::memory_order_relaxed);
   }
 }
 
 void sink::publish() {
-  auto& c = eng_->counters();
+  auto& c = parts_.pub;
   c.sink_buffered.store(held_, std::memory_order_relaxed);
   c.peak_sink_buffered.store(peak_, std::memory_order_relaxed);
   c.awaited_seq.store(next_, std::memory_order_relaxed);
@@ -145,16 +148,16 @@ void sink::publish() {
 void sink::on_exit() {
   for (auto* ev : pending_)
     if (ev)
-      eng_->abandon(event_ptr{ev}, "completed");
+      parts_.ledger.abandon(event_ptr{ev}, "completed");
   pending_.clear();
   for (auto& [seq, at] : spilled_)
-    eng_->abandon(seq, at.k, "completed");
+    parts_.ledger.abandon(seq, at.k, "completed");
   spilled_.clear();
   for (auto* ev : ready_)
-    eng_->abandon(event_ptr{ev}, "completed");
+    parts_.ledger.abandon(event_ptr{ev}, "completed");
   ready_.clear();
   supervisor_ = nullptr;
-  eng_->actor_stopped();
+  parts_.ledger.actor_stopped();
 }
 
 } // namespace keylane::detail

@@ -9,7 +9,11 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
+#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/logger.hpp"
+#include "keylane/detail/output.hpp"
+#include "keylane/detail/payload_ops.hpp"
+#include "keylane/detail/stop_ledger.hpp"
 #include "keylane/detail/sink.hpp"
 #include "keylane/detail/spill_record.hpp"
 
@@ -25,7 +29,7 @@ bool sink::spill_out(event_ptr& ev) {
   rec.park_id = ev->park_id;
   rec.submitted = ev->submitted;
   rec.started = ev->started;
-  caf::error err = eng_->ops().spill(*ev, rec.payload, rec.result);
+  caf::error err = parts_.ops.spill(*ev, rec.payload, rec.result);
   std::string bytes;
   uint64_t offset = 0;
   if (!err) {
@@ -40,7 +44,7 @@ bool sink::spill_out(event_ptr& ev) {
     // memory stops growing.
     if (!spill_error_logged_) {
       spill_error_logged_ = true;
-      eng_->log().write(log_level::error,
+      parts_.log.write(log_level::error,
                         "spill: " + render(err)
                           + "; results stay in memory and admission waits "
                             "until output drains");
@@ -48,7 +52,7 @@ bool sink::spill_out(event_ptr& ev) {
     if (!admission_held_) {
       admission_held_ = true;
       publish();
-      eng_->hold_admission(true);
+      parts_.in.hold_admission(true);
     }
     return false;
   }
@@ -63,8 +67,8 @@ bool sink::spill_out(event_ptr& ev) {
     admission_held_ = true;
     // Whoever sees admission closed must see the file that closed it.
     publish();
-    eng_->hold_admission(true);
-    eng_->log().write(log_level::warning,
+    parts_.in.hold_admission(true);
+    parts_.log.write(log_level::warning,
                       "spill: " + spill_->path() + " reached "
                         + std::to_string(spill_->size())
                         + " bytes (sink.spill_max_bytes): admission waits "
@@ -79,12 +83,12 @@ event_ptr sink::spill_in() {
   auto at = std::move(i->second);
   spilled_.erase(i);
   auto fail = [&](const caf::error& err) {
-    eng_->log().write(log_level::error,
+    parts_.log.write(log_level::error,
                       "spill: cannot read back seq " + std::to_string(seq)
                         + " (key " + at.k.to_string() + "): " + render(err)
                         + "; it is reported unfinished");
-    eng_->abandon(seq, at.k, "lost in spill");
-    eng_->forget(1);
+    parts_.ledger.abandon(seq, at.k, "lost in spill");
+    parts_.out.forget(1);
     return event_ptr{};
   };
   auto bytes = spill_->read(at.offset, at.len);
@@ -93,7 +97,7 @@ event_ptr sink::spill_in() {
   auto rec = decode_spill(*bytes);
   if (!rec)
     return fail(rec.error());
-  auto ev = eng_->ops().unspill(rec->k, rec->payload, rec->result);
+  auto ev = parts_.ops.unspill(rec->k, rec->payload, rec->result);
   if (!ev)
     return fail(ev.error());
   auto& e = **ev;
@@ -114,7 +118,7 @@ void sink::after_release() {
       && !(spill_error_logged_ && held_ > memory_window_)) {
     admission_held_ = false;
     spill_error_logged_ = false;
-    eng_->hold_admission(false);
+    parts_.in.hold_admission(false);
   }
 }
 

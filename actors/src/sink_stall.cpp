@@ -8,7 +8,7 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
+#include "keylane/detail/logger.hpp"
 #include "keylane/detail/seconds_text.hpp"
 #include "keylane/detail/sink.hpp"
 
@@ -42,7 +42,7 @@ void sink::check_stall() {
   } else if (!located_ && !unlocated_) {
     // A whole period without an answer: no lane or queue holds it.
     unlocated_ = true;
-    eng_->log().write(log_level::warning,
+    parts_.log.write(log_level::warning,
                       "stall: output waits for seq " + std::to_string(next_)
                         + " for " + seconds_text(waited) + " with "
                         + std::to_string(holding())
@@ -65,7 +65,7 @@ void sink::on_located(uint64_t seq, const key& k, const std::string& where,
   stalled_key_ = k.to_string();
   auto now = clock::now();
   auto age = now.time_since_epoch() - std::chrono::nanoseconds{submitted_ns};
-  eng_->log().write(log_level::warning,
+  parts_.log.write(log_level::warning,
                     "stall: output waits for seq " + std::to_string(seq)
                       + " (key " + stalled_key_ + ") for "
                       + seconds_text(now - since_) + ", submitted "
@@ -76,7 +76,7 @@ void sink::on_located(uint64_t seq, const key& k, const std::string& where,
 
 void sink::end_stall() {
   if (located_ || unlocated_)
-    eng_->log().write(log_level::warning,
+    parts_.log.write(log_level::warning,
                       "stall cleared: seq " + std::to_string(stalled_)
                         + (located_ ? " (key " + stalled_key_ + ")" : "")
                         + " reached the output after "

@@ -4,7 +4,7 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
+#include "keylane/detail/ingress.hpp"
 #include "keylane/detail/sink.hpp"
 
 namespace keylane::detail {
@@ -21,7 +21,7 @@ void sink::configure_window(const settings& s) {
   // A tick that ran between the reload's store and this message may have
   // resized it: the fixed size wins.
   if (was && !auto_window_)
-    eng_->resize_window(s.window);
+    parts_.in.resize_window(s.window);
 }
 
 void sink::measure(const event_batch& b) {
@@ -40,7 +40,7 @@ void sink::on_window_tick() {
   if (!auto_window_)
     return;
   auto waiting = holding() > 0 ? clock::now() - since_ : clock::duration::zero();
-  eng_->resize_window(sizer_.resize(waiting, window_floor_, window_max_));
+  parts_.in.resize_window(sizer_.resize(waiting, window_floor_, window_max_));
   // Keep measuring while anything is recent or held back; the next batch
   // re-arms it otherwise.
   if (sizer_.busy() || holding() > 0) {

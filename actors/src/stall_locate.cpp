@@ -8,7 +8,6 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
 #include "keylane/detail/seconds_text.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/shard.hpp"

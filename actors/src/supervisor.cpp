@@ -5,23 +5,28 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
+#include "keylane/detail/counters.hpp"
+#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/live_settings.hpp"
+#include "keylane/detail/stop_ledger.hpp"
+#include "keylane/park_store.hpp"
 #include "keylane/detail/lane.hpp"
 
 namespace keylane::detail {
 
-supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
+supervisor::supervisor(caf::actor_config& cfg, const runtime_parts& parts,
+                       caf::actor sink,
                        handler_factory make, handler_params params,
                        std::vector<key> parked)
   : caf::event_based_actor(cfg),
-    eng_(eng),
+    parts_(parts),
     sink_(std::move(sink)),
     maker_(std::make_shared<handler_maker>(std::move(make), std::move(params))),
-    live_(eng->live()),
+    live_(parts.live.get()),
     cap_(live_->max_active_keys),
-    ingress_batch_(eng->config().ingress_batch),
-    linger_(eng->config().lane_linger_ms) {
-  eng_->actor_started();
+    ingress_batch_(parts.cfg.ingress_batch),
+    linger_(parts.cfg.lane_linger_ms) {
+  parts_.ledger.actor_started();
   buf_.resize(256);
   for (auto& k : parked)
     parked_.insert(std::move(k));
@@ -30,11 +35,11 @@ supervisor::supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
 caf::behavior supervisor::make_behavior() {
   auto self = caf::actor_cast<caf::actor>(this);
   send(sink_, supervisor_atom::value, self);
-  auto n = eng_->shard_count();
+  auto n = parts_.in.shard_count();
   for (size_t i = 0; i < n; ++i) {
     shards_.push_back(
-      spawn<shard>(eng_, self, sink_, static_cast<uint32_t>(i), maker_));
-    eng_->attach_shard(i, shards_.back());
+      spawn<shard>(parts_, self, sink_, static_cast<uint32_t>(i), maker_));
+    parts_.in.attach_shard(i, shards_.back());
   }
   shard_lanes_.assign(n, 0);
   outbox_.resize(n);
@@ -120,11 +125,11 @@ void supervisor::on_refused(const key& k, uint64_t lane) {
 }
 
 void supervisor::drain() {
-  eng_->rearm_ingress();
+  parts_.in.rearm();
   size_t total = 0;
   while (total < ingress_batch_) {
     auto want = std::min(buf_.size(), ingress_batch_ - total);
-    auto n = eng_->dequeue_ingress(buf_.data(), want);
+    auto n = parts_.in.dequeue(buf_.data(), want);
     if (n == 0)
       break;
     // Ingress is FIFO per producer queue only: where keys may compete for
@@ -164,7 +169,7 @@ void supervisor::route(event_ptr ev) {
   }
   auto& e = *i->second;
   if (!e.pending)
-    e.pending = std::make_shared<event_batch>(eng_, "queued");
+    e.pending = std::make_shared<event_batch>(&parts_.ledger, "queued");
   e.pending->items.push_back(std::move(ev));
   if (fresh) {
     if (active_ < cap_) {
@@ -223,7 +228,7 @@ void supervisor::start_lane(const key& k, entry& e) {
   size_t best = 0;
   uint64_t best_score = UINT64_MAX;
   for (size_t i = 0; i < shard_lanes_.size(); ++i) {
-    auto score = eng_->shard_load(i) + shard_lanes_[i];
+    auto score = parts_.in.shard_load(i) + shard_lanes_[i];
     if (score < best_score) {
       best = i;
       best_score = score;
@@ -367,7 +372,7 @@ void supervisor::reconfigure(settings_ptr live) {
 }
 
 void supervisor::publish() {
-  auto& c = eng_->counters();
+  auto& c = parts_.pub;
   c.active_lanes.store(active_, std::memory_order_relaxed);
   c.peak_active_lanes.store(peak_, std::memory_order_relaxed);
   c.waiting_keys.store(waiting_.size(), std::memory_order_relaxed);
@@ -377,7 +382,7 @@ void supervisor::publish() {
 }
 
 void supervisor::on_exit() {
-  // Work not yet posted holds events: its batches hand them to the engine
+  // Work not yet posted holds events: its batches hand them to the stop ledger
   // as they die.
   outbox_.clear();
   for (auto& s : shards_)
@@ -386,16 +391,16 @@ void supervisor::on_exit() {
   for (auto& [k, e] : keys_)
     if (e->pending)
       for (auto& ev : e->pending->items)
-        eng_->abandon(std::move(ev), "queued");
+        parts_.ledger.abandon(std::move(ev), "queued");
   for (auto& ev : to_park_)
-    eng_->abandon(std::move(ev), "queued");
+    parts_.ledger.abandon(std::move(ev), "queued");
   to_park_.clear();
   keys_.clear(); // unanswered operator calls see their promise break
   waiting_.clear();
   touched_.clear();
   sink_ = nullptr;
   maker_ = nullptr;
-  eng_->actor_stopped();
+  parts_.ledger.actor_stopped();
 }
 
 } // namespace keylane::detail

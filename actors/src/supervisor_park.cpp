@@ -5,24 +5,26 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/engine.hpp"
+#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/park_service.hpp"
+#include "keylane/detail/stop_ledger.hpp"
 
 namespace keylane::detail {
 
 void supervisor::write_parked() {
   if (written_ == to_park_.size())
     return;
-  eng_->park(to_park_.data() + written_, to_park_.size() - written_);
+  parts_.parks.park(to_park_.data() + written_, to_park_.size() - written_);
   written_ = to_park_.size();
 }
 
 void supervisor::deliver_parked() {
   if (to_park_.empty())
     return;
-  auto b = std::make_shared<event_batch>(eng_, "completed");
+  auto b = std::make_shared<event_batch>(&parts_.ledger, "completed");
   b->items.reserve(to_park_.size());
   for (auto& ev : to_park_) {
-    eng_->release_backlog(ev->k, 1);
+    parts_.in.release_backlog(ev->k, 1);
     b->items.push_back(std::move(ev));
   }
   to_park_.clear();
@@ -51,7 +53,7 @@ void supervisor::route_ingress_of(const key& k) {
   // Every event of `k` submitted so far is in ingress or routed; take the
   // rest now, so they are parked (and replayed or discarded) with the others.
   for (;;) {
-    auto n = eng_->dequeue_ingress_of(k, buf_.data(), buf_.size());
+    auto n = parts_.in.dequeue_of(k, buf_.data(), buf_.size());
     if (n == 0)
       break;
     for (size_t i = 0; i < n; ++i)
@@ -64,17 +66,17 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
   std::vector<event_ptr> revived;
   // Under `k`'s lock: nothing of `k` is admitted meanwhile, so events of `k`
   // submitted later get sequence numbers after the replayed ones.
-  eng_->with_key_locked(k, [&](auto force) {
+  parts_.in.with_key_locked(k, [&](auto force) {
     route_ingress_of(k);
     write_parked(); // backlog releases wait: they take the lock we hold
-    auto recs = eng_->store()->records(k);
+    auto recs = parts_.parks.store()->records(k);
     if (!recs) {
       result = std::move(recs.error());
       return;
     }
     revived.reserve(recs->size());
     for (const auto& r : *recs) {
-      auto ev = eng_->ops().revive(r);
+      auto ev = parts_.ops.revive(r);
       if (!ev) {
         result = make_error(errc::codec_failed,
                             "cannot replay parked event " + std::to_string(r.id)
@@ -86,7 +88,7 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
       (*ev)->park_id = r.id;
       revived.push_back(std::move(*ev));
     }
-    eng_->accept_replayed(revived);
+    parts_.in.accept_replayed(revived);
     force(revived.size());
     result = revived.size();
   });
@@ -103,10 +105,10 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
 
 caf::expected<uint64_t> supervisor::discard_now(const key& k) {
   caf::expected<uint64_t> result = uint64_t{0};
-  eng_->with_key_locked(k, [&](auto) {
+  parts_.in.with_key_locked(k, [&](auto) {
     route_ingress_of(k);
     write_parked();
-    result = eng_->store()->discard(k);
+    result = parts_.parks.store()->discard(k);
   });
   deliver_parked();
   if (result)

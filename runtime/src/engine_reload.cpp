@@ -47,19 +47,6 @@ size_t engine::initial_window(const settings& cfg) noexcept {
   return std::min(cfg.window_max, twice_cap);
 }
 
-void engine::resize_window(size_t n) {
-  auto old = window_.exchange(n, std::memory_order_seq_cst);
-  if (n <= old || waiters_.load(std::memory_order_seq_cst) == 0)
-    return;
-  { std::lock_guard<std::mutex> guard{wait_mtx_}; } // orders after the store
-  wait_cv_.notify_all();
-}
-
-std::shared_ptr<const settings> engine::live() const {
-  std::lock_guard<std::mutex> guard{live_mtx_};
-  return live_;
-}
-
 caf::expected<reload_report> engine::reload(settings next) {
   if (auto err = check_numbers(next)) {
     log_.write(log_level::error, "reload from " + next.origin
@@ -77,7 +64,7 @@ caf::expected<reload_report> engine::reload(settings next) {
     return err;
   }
   std::lock_guard<std::mutex> serial{reload_mtx_};
-  if (stopping()) {
+  if (stopped_.load(std::memory_order_acquire)) {
     log_.write(log_level::error, "reload from " + next.origin
                                    + " refused: the runtime is stopping");
     return make_error(errc::stopped, "reload after stop()");
@@ -112,22 +99,15 @@ caf::expected<reload_report> engine::reload(settings next) {
   upd->metrics_latency = next.metrics_latency;
   upd->origin = next.origin;
   settings_ptr fixed = upd;
-  {
-    std::lock_guard<std::mutex> guard{live_mtx_};
-    live_ = fixed;
-  }
+  live_.set(fixed);
   log_.threshold(fixed->log);
-  record_latency_.store(fixed->metrics_latency, std::memory_order_relaxed);
   // An automatic window is sized by the sink from here on; with a spill
-  // file the window bounds the sink's memory, not admission.
+  // file the window bounds the sink's memory, not admission. A larger
+  // window lets blocked producers in.
   if (!spill_ && !fixed->window_auto)
-    window_.store(fixed->window, std::memory_order_seq_cst);
+    ingress_.resize_window(fixed->window);
   else if (!spill_ && !cur->window_auto)
-    window_.store(initial_window(*fixed), std::memory_order_seq_cst);
-  live_gen_.fetch_add(1, std::memory_order_acq_rel);
-  // A larger window may let blocked producers in.
-  { std::lock_guard<std::mutex> guard{wait_mtx_}; }
-  wait_cv_.notify_all();
+    ingress_.resize_window(initial_window(*fixed));
   caf::anon_send(supervisor_, reload_atom::value, fixed);
   caf::anon_send(sink_, reload_atom::value, fixed);
   for (auto& c : rep.applied)

@@ -22,21 +22,4 @@ caf::error engine::open_spill() {
   return caf::none;
 }
 
-void engine::abandon(uint64_t seq, const key& k, const char* stage) {
-  std::lock_guard<std::mutex> guard{abandoned_mtx_};
-  abandoned_.push_back(unfinished_event{seq, k, stage});
-}
-
-void engine::forget(size_t n) {
-  in_flight_.fetch_sub(n, std::memory_order_seq_cst);
-  lost_.fetch_add(n, std::memory_order_seq_cst);
-  { std::lock_guard<std::mutex> guard{wait_mtx_}; } // orders after waiters' checks
-  wait_cv_.notify_all();
-}
-
-void engine::hold_admission(bool hold) {
-  // A zero window admits nothing; `unbounded` is what spill runs with.
-  resize_window(hold ? 0 : unbounded);
-}
-
 } // namespace keylane::detail

@@ -16,13 +16,13 @@
 #include "keylane/detail/event_fifo.hpp"
 #include "keylane/detail/handler_maker.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/runtime_parts.hpp"
 #include "keylane/detail/unique_function.hpp"
 #include "keylane/handler.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane::detail {
 
-class engine;
 class shard;
 
 /// What serialises one key's events while the key is active: a queue and
@@ -63,7 +63,7 @@ public:
     settings_ptr cfg; // the live settings when it started
   };
 
-  lane(shard* host, engine* eng, args& a);
+  lane(shard* host, const runtime_parts& parts, args& a);
   ~lane();
   lane(const lane&) = delete;
   lane& operator=(const lane&) = delete;
@@ -97,7 +97,7 @@ public:
   void take_turn();
   /// Runs `on_retire`; the shard erases the lane after this.
   void retire();
-  /// Hands everything the lane holds to the engine as not done (stop).
+  /// Hands everything the lane holds to the stop ledger as not done.
   void abandon();
 
   void on_complete(uint64_t token, outcome status, bool permanent,
@@ -141,7 +141,7 @@ private:
   const settings& policy(); // the live settings, refreshed after a reload
 
   shard* host_;
-  engine* eng_;
+  const runtime_parts& parts_; // its shard's
   uint64_t id_;
   keylane::key key_;
   std::unique_ptr<handler_base> handler_;

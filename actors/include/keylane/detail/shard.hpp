@@ -14,7 +14,6 @@
 
 namespace keylane::detail {
 
-class engine;
 
 /// One supervisor instruction for a shard: start a lane, hand a lane more
 /// events, or retire a lane.
@@ -71,7 +70,8 @@ using shard_report_ptr = std::shared_ptr<shard_report>;
 /// as every actor; lanes reach it through the functions below.
 class shard : public caf::event_based_actor {
 public:
-  shard(caf::actor_config& cfg, engine* eng, caf::actor supervisor,
+  shard(caf::actor_config& cfg, const runtime_parts& parts,
+        caf::actor supervisor,
         caf::actor sink, uint32_t index, handler_maker_ptr maker);
   ~shard() override;
 
@@ -112,7 +112,7 @@ private:
   [[nodiscard]] bool hold_parks();
   void write_parks();
 
-  engine* eng_;
+  runtime_parts parts_; // its lanes use them too
   uint32_t index_;
   caf::actor supervisor_;
   caf::actor sink_;

@@ -10,16 +10,16 @@
 
 #include "keylane/config.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/runtime_parts.hpp"
 #include "keylane/detail/spill_file.hpp"
 #include "keylane/detail/window_sizer.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane::detail {
 
-class engine;
 
-/// Puts finished events in output order and hands them to the engine's
-/// output queue. `global`: a reorder buffer indexed by sequence number;
+/// Puts finished events in output order and hands them to the output
+/// queue. `global`: a reorder buffer indexed by sequence number;
 /// every accepted number arrives exactly once (failed and skipped events as
 /// tombstones), so the buffer never waits for a number that will not come.
 /// Its size is bounded by the window, because ingress admits at most
@@ -28,7 +28,7 @@ class engine;
 /// reach the sink before it retires), so events pass straight through.
 class sink : public caf::event_based_actor {
 public:
-  sink(caf::actor_config& cfg, engine* eng);
+  sink(caf::actor_config& cfg, const runtime_parts& parts);
 
   caf::behavior make_behavior() override;
   void on_exit() override;
@@ -57,7 +57,7 @@ private:
     return held_ + spilled_.size();
   }
 
-  engine* eng_;
+  runtime_parts parts_;
   order_mode order_;
   size_t stall_ms_;
   uint64_t next_ = 0;                // global: the awaited sequence number

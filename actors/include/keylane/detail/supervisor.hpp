@@ -22,7 +22,6 @@
 
 namespace keylane::detail {
 
-class engine;
 
 /// Routes events from ingress to lanes. Owns the key -> lane map, the cap
 /// on live lanes and the FIFO of keys waiting for a slot. A key is in one
@@ -40,7 +39,8 @@ class engine;
 /// as every actor.
 class supervisor : public caf::event_based_actor {
 public:
-  supervisor(caf::actor_config& cfg, engine* eng, caf::actor sink,
+  supervisor(caf::actor_config& cfg, const runtime_parts& parts,
+             caf::actor sink,
              handler_factory make, handler_params params,
              std::vector<key> parked);
 
@@ -92,7 +92,7 @@ private:
   void reconfigure(settings_ptr live);
   void locate(uint64_t seq);
 
-  engine* eng_;
+  runtime_parts parts_; // its shards take them too
   caf::actor sink_;
   handler_maker_ptr maker_;
   settings_ptr live_; // what new lanes start with

@@ -17,7 +17,7 @@
 
 namespace keylane::detail {
 
-class engine;
+class stop_ledger;
 
 /// A lane that ran dry: lane `lane` (unique per key activation) of key `k`
 /// finished every event it had, `finished` of them from the supervisor
@@ -32,14 +32,15 @@ struct idle_notice {
 
 /// A run of events moving between actors in one message. If a batch dies
 /// with events still inside (its receiver was stopped), it reports them to
-/// the engine, so `stop()` can account for every event.
+/// the stop ledger, so `stop()` can account for every event.
 struct event_batch {
-  event_batch(engine* eng, const char* stage) : eng(eng), stage(stage) {}
+  event_batch(stop_ledger* ledger, const char* stage)
+    : ledger(ledger), stage(stage) {}
   event_batch(const event_batch&) = delete;
   event_batch& operator=(const event_batch&) = delete;
   ~event_batch();
 
-  engine* eng;
+  stop_ledger* ledger;
   const char* stage;
   std::vector<event_ptr> items;
 };

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
+
+#include "keylane/detail/event_base.hpp"
+#include "keylane/key.hpp"
+#include "keylane/park_store.hpp"
+
+namespace keylane::detail {
+
+/// What the engine needs of a payload type to park and replay its events;
+/// `runtime<P, R>` fills it from `codec<P>` and `P`'s copy constructor.
+struct payload_ops {
+  /// `park` writes bytes (a durable store can keep them).
+  bool bytes = false;
+  /// `park` keeps a copy of the payload (enough for a memory store).
+  bool copies = false;
+  /// Fills `rec.payload` (bytes) or `rec.object` (a copy) from `ev`.
+  std::function<caf::error(const event_base& ev, parked_record& rec,
+                           bool want_bytes)>
+    park;
+  /// A fresh, unsubmitted event for the payload of `rec`.
+  std::function<caf::expected<event_ptr>(const parked_record& rec)> revive;
+  /// `spill` and `unspill` exist (the payload and result have codecs).
+  bool spills = false;
+  /// Encodes the payload and, if set, the result of `ev` (sink spill).
+  std::function<caf::error(const event_base& ev, std::string& payload,
+                           std::optional<std::string>& result)>
+    spill;
+  /// A fresh event of `k` with the payload and result decoded.
+  std::function<caf::expected<event_ptr>(
+    const key& k, std::string_view payload,
+    const std::optional<std::string>& result)>
+    unspill;
+};
+
+} // namespace keylane::detail

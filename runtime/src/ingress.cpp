@@ -1,0 +1,205 @@
+#include "keylane/detail/ingress.hpp"
+
+#include <exception>
+#include <thread>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/messages.hpp"
+
+namespace keylane::detail {
+
+ingress::ingress(size_t key_backlog, size_t window, size_t shards, waiter& w)
+  : window_(window), waiter_(w), backlog_(key_backlog) {
+  for (auto& t : tokens_)
+    t = std::make_unique<producer_token>(queue_);
+  for (size_t i = 0; i < shards; ++i) {
+    auto box = std::make_unique<shard_inbox>();
+    for (auto& t : box->tokens)
+      t = std::make_unique<producer_token>(box->events);
+    inboxes_.push_back(std::move(box));
+  }
+}
+
+bool ingress::take_credit() {
+  // A compare-and-swap, never a speculative increment: a transient
+  // overshoot would skew the count `credit` wakes waiters by.
+  auto window = window_.load(std::memory_order_relaxed);
+  if (window == unbounded) {
+    in_flight_.fetch_add(1, std::memory_order_seq_cst);
+    return true;
+  }
+  auto cur = in_flight_.load(std::memory_order_seq_cst);
+  while (cur < window)
+    if (in_flight_.compare_exchange_weak(cur, cur + 1,
+                                         std::memory_order_seq_cst))
+      return true;
+  return false;
+}
+
+ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
+                                   bool may_wait) {
+  inside_submit_.fetch_add(1, std::memory_order_seq_cst);
+  auto leave = [this](errc e) {
+    if (e != errc::none)
+      rejected_.fetch_add(1, std::memory_order_relaxed);
+    inside_submit_.fetch_sub(1, std::memory_order_release);
+    return admission{e, 0};
+  };
+  if (closed_.load(std::memory_order_seq_cst))
+    return leave(errc::stopped);
+  if (!take_credit()) {
+    if (!may_wait)
+      return leave(errc::window_full);
+    bool got = false;
+    waiter_.wait_until(waiter::after(std::chrono::hours(24 * 365)), [&] {
+      got = take_credit();
+      return got || closed_.load(std::memory_order_acquire);
+    });
+    if (!got)
+      return leave(errc::stopped);
+  }
+  event_ptr ev;
+  std::exception_ptr failure;
+  uint64_t seq = 0;
+  auto stripe = backlog::shard_index(k);
+  const void* direct = nullptr;
+  uint32_t to_shard = 0;
+  // No deadline: `admit` reads the clock only if it has to wait.
+  bool admitted = backlog_.admit(k, may_wait, backlog::no_deadline, closed_,
+                                 [&](backlog::slot& slot) {
+    try {
+      ev = make(ctx);
+    } catch (...) {
+      failure = std::current_exception();
+      return;
+    }
+    seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
+    ev->seq = seq;
+    ev->submitted = clock::now();
+    if (slot.to.lane != nullptr) {
+      // A live lane holds everything of `k` that went to the supervisor:
+      // straight to its shard, no supervisor round.
+      direct = slot.to.lane;
+      to_shard = slot.to.shard;
+      ev->lane = slot.to.lane;
+      slot.last_direct = seq + 1;
+      auto& box = *inboxes_[to_shard];
+      box.events.enqueue(*box.tokens[stripe], ev.release());
+    } else {
+      slot.last_ingress = seq + 1;
+      queue_.enqueue(*tokens_[stripe], ev.release());
+    }
+  });
+  if (!admitted || failure) {
+    if (failure)
+      backlog_.release(k, 1);
+    in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+    if (failure) {
+      leave(errc::none);
+      std::rethrow_exception(failure);
+    }
+    return leave(closed_.load() ? errc::stopped : errc::key_backlog_full);
+  }
+  if (direct != nullptr)
+    wake_shard(to_shard);
+  else
+    wake_supervisor();
+  leave(errc::none);
+  return admission{errc::none, seq};
+}
+
+void ingress::close() {
+  closed_.store(true, std::memory_order_seq_cst);
+  backlog_.wake_all();
+  waiter_.wake();
+  while (inside_submit_.load(std::memory_order_acquire) != 0)
+    std::this_thread::yield();
+}
+
+std::vector<event_ptr> ingress::detach_all() {
+  supervisor_ = nullptr;
+  std::vector<event_ptr> left;
+  event_base* p = nullptr;
+  while (queue_.try_dequeue(p))
+    left.emplace_back(p);
+  for (auto& box : inboxes_) {
+    box->actor = nullptr;
+    while (box->events.try_dequeue(p))
+      left.emplace_back(p);
+  }
+  return left;
+}
+
+void ingress::wake_supervisor() {
+  // Pairs with the fence in `rearm`: either the supervisor sees our event
+  // in its drain, or we see the flag cleared and signal it again.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (signalled_.load(std::memory_order_relaxed))
+    return;
+  if (!signalled_.exchange(true, std::memory_order_acq_rel))
+    caf::anon_send(supervisor_, drain_atom::value);
+}
+
+void ingress::rearm() noexcept {
+  signalled_.store(false, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+size_t ingress::dequeue_of(const key& k, event_base** buf, size_t max) {
+  return queue_.try_dequeue_bulk_from_producer(
+    *tokens_[backlog::shard_index(k)], buf, max);
+}
+
+void ingress::wake_shard(size_t i) {
+  // As `wake_supervisor`, with `rearm_inbox` on the other side.
+  auto& box = *inboxes_[i];
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (box.signalled.load(std::memory_order_relaxed))
+    return;
+  if (!box.signalled.exchange(true, std::memory_order_acq_rel))
+    caf::anon_send(box.actor, inbox_atom::value);
+}
+
+void ingress::rearm_inbox(size_t i) noexcept {
+  inboxes_[i]->signalled.store(false, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void ingress::accept_replayed(std::vector<event_ptr>& evs) {
+  // Past the window on purpose: these were accepted once; refusing them now
+  // would leave them parked with no way to run.
+  in_flight_.fetch_add(evs.size(), std::memory_order_seq_cst);
+  auto first = next_seq_.fetch_add(evs.size(), std::memory_order_acq_rel);
+  auto now = clock::now();
+  for (auto& ev : evs) {
+    ev->seq = first++;
+    ev->submitted = now;
+  }
+}
+
+void ingress::credit(size_t n) {
+  auto left = in_flight_.fetch_sub(n, std::memory_order_seq_cst) - n;
+  if (!waiter_.waiting())
+    return;
+  // Wake blocked producers only when there is room, and `drain` at zero.
+  // (Credit comes back in batches, so this is not a wake-up per event.)
+  if (left >= window_.load(std::memory_order_relaxed) && left != 0)
+    return;
+  waiter_.wake();
+}
+
+void ingress::resize_window(size_t n) {
+  auto old = window_.exchange(n, std::memory_order_seq_cst);
+  if (n > old)
+    waiter_.wake_if_waiting();
+}
+
+uint64_t ingress::depth() const noexcept {
+  uint64_t n = queue_.size_approx();
+  for (auto& box : inboxes_)
+    n += box->events.size_approx();
+  return n;
+}
+
+} // namespace keylane::detail

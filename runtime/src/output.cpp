@@ -1,0 +1,108 @@
+#include "keylane/detail/output.hpp"
+
+#include <exception>
+#include <string>
+
+namespace keylane::detail {
+
+output::output(output_fn fn, ingress& in, waiter& w, logger& log)
+  : fn_(std::move(fn)),
+    ingress_(in),
+    waiter_(w),
+    log_(log),
+    token_(std::make_unique<producer_token>(queue_)) {
+}
+
+output::~output() {
+  finish();
+}
+
+void output::start(std::function<void()> mark) {
+  if (!fn_)
+    return;
+  consumer_ = std::thread{[this, mark = std::move(mark)] {
+    mark();
+    consume_loop();
+  }};
+}
+
+void output::deliver(size_t n) {
+  // Counted first: `credit` may wake `drain`, which reads this count.
+  delivered_.fetch_add(n, std::memory_order_seq_cst);
+  ingress_.credit(n);
+}
+
+void output::consume_loop() {
+  constexpr size_t max_batch = 64;
+  event_base* buf[max_batch];
+  for (;;) {
+    auto n = queue_.wait_dequeue_bulk_timed(buf, max_batch,
+                                            std::chrono::milliseconds(50));
+    size_t delivered = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (buf[i] == nullptr) { // finish's sentinel
+        stop_.store(true, std::memory_order_release);
+        continue;
+      }
+      event_ptr ev{buf[i]};
+      try {
+        fn_(*ev);
+      } catch (const std::exception& e) {
+        log_.write(log_level::error, "output callback threw for seq "
+                                       + std::to_string(ev->seq) + ": "
+                                       + e.what());
+      } catch (...) {
+        log_.write(log_level::error, "output callback threw for seq "
+                                       + std::to_string(ev->seq));
+      }
+      ++delivered;
+    }
+    if (delivered > 0)
+      deliver(delivered);
+    // `finish` enqueues its sentinel after the sink ended: nothing follows.
+    if (stop_.load(std::memory_order_acquire))
+      return;
+  }
+}
+
+bool output::try_pull(event_ptr& out) {
+  event_base* p = nullptr;
+  if (fn_ || !queue_.try_dequeue(p) || p == nullptr)
+    return false;
+  out.reset(p);
+  deliver(1);
+  return true;
+}
+
+bool output::pull(event_ptr& out, std::chrono::nanoseconds timeout) {
+  event_base* p = nullptr;
+  if (fn_)
+    return false;
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout);
+  if (!queue_.wait_dequeue_timed(p, us.count()) || p == nullptr)
+    return false;
+  out.reset(p);
+  deliver(1);
+  return true;
+}
+
+void output::forget(size_t n) {
+  lost_.fetch_add(n, std::memory_order_seq_cst);
+  ingress_.credit(n);
+  waiter_.wake(); // `drain` counts lost events as settled
+}
+
+std::vector<event_ptr> output::finish() {
+  if (consumer_.joinable()) {
+    queue_.enqueue(nullptr);
+    consumer_.join();
+  }
+  std::vector<event_ptr> left;
+  event_base* p = nullptr;
+  while (queue_.try_dequeue(p))
+    if (p)
+      left.emplace_back(p);
+  return left;
+}
+
+} // namespace keylane::detail
