@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "keylane/config.hpp"
+#include "keylane/detail/counters.hpp"
 
 namespace keylane::detail {
 
@@ -108,38 +109,10 @@ metric_families(const keylane::stats& s,
             "backlog full, stopped).",
             d(s.rejected)),
     events(s),
-    counter("keylane_retries_total",
-            "Handler attempts beyond the first, over all events.",
-            d(s.retries)),
-    counter("keylane_replayed_total", "Parked events resubmitted by replay.",
-            d(s.replayed)),
     gauge("keylane_ingress_depth",
-          "Events accepted but not yet routed to a lane (approximate).",
+          "Events accepted that no shard has taken yet (approximate): "
+          "waiting for the supervisor or in a shard's inbox.",
           d(s.ingress_depth)),
-    gauge("keylane_active_lanes",
-          "Lanes alive now (one per key with work, lingering and retiring "
-          "ones included); at most runtime.max_active_keys.",
-          d(s.active_lanes)),
-    gauge("keylane_peak_active_lanes", "Most lanes alive at once so far.",
-          d(s.peak_active_lanes)),
-    gauge("keylane_waiting_keys",
-          "Keys with work waiting for a lane slot (the cap is reached).",
-          d(s.waiting_keys)),
-    counter("keylane_lane_spawns_total",
-            "Lanes started, one per key activation (a lane is an object "
-            "inside a shard actor).",
-            d(s.lanes_spawned)),
-    counter("keylane_lane_retires_total", "Lanes retired.",
-            d(s.lanes_retired)),
-    gauge("keylane_sink_buffered",
-          "Results the sink holds back to restore order.",
-          d(s.sink_buffered)),
-    gauge("keylane_peak_sink_buffered",
-          "Most results the sink held back at once so far.",
-          d(s.peak_sink_buffered)),
-    gauge("keylane_awaited_seq",
-          "The sequence number the sink waits for (global order only).",
-          d(s.awaited_seq)),
     gauge("keylane_awaited_age_seconds",
           "How long the sink has waited for keylane_awaited_seq while "
           "holding results back; 0 when nothing waits.",
@@ -150,15 +123,17 @@ metric_families(const keylane::stats& s,
           "file it is unbounded, or 0 while the file is full).",
           s.window == unbounded ? std::numeric_limits<double>::infinity()
                                 : d(s.window)),
-    counter("keylane_spilled_total",
-            "Results the sink wrote to its spill file (sink.spill_path).",
-            d(s.spilled)),
-    gauge("keylane_spill_held", "Results in the spill file now.",
-          d(s.spill_held)),
-    gauge("keylane_spill_bytes", "Bytes in the spill file now.",
-          d(s.spill_bytes)),
     latency(s.latency),
   };
+  // The counters the actors publish, from their one list.
+#define KEYLANE_X(field, kind, metric_name, help_text)                         \
+  if (*metric_name != '\0') {                                                  \
+    auto f = family(metric_name, help_text, MetricType::kind);                 \
+    f.metric.push_back(sample(MetricType::kind, d(s.field)));                  \
+    out.push_back(std::move(f));                                               \
+  }
+  KEYLANE_PUBLISHED_COUNTERS(KEYLANE_X)
+#undef KEYLANE_X
   if (parked) {
     uint64_t events = 0;
     for (auto& pk : *parked)

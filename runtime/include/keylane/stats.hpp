@@ -59,7 +59,8 @@ struct stats {
   uint64_t spill_bytes = 0;
   /// Most results ever in the spill file at once.
   uint64_t peak_spill_held = 0;
-  /// Events accepted but not yet routed to a lane (approximate).
+  /// Events accepted that no shard has taken yet (approximate): waiting
+  /// for the supervisor, or in a shard's inbox on the way to a live lane.
   uint64_t ingress_depth = 0;
   /// End-to-end latency of the events the sink passed on, submit to output
   /// (while `metrics.latency` is on).
