@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/memory_release.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"
 
@@ -72,6 +73,16 @@ caf::behavior shard::make_behavior() {
         l->on_timer(timer);
       end_round();
     },
+    [this](trim_atom, uint64_t starts) {
+      trim_armed_ = false;
+      if (!lanes_.empty() || starts != starts_)
+        return; // not idle all along: end_round arms it again
+      trimmed_ = true;
+      shrink_if_empty(lanes_);
+      std::vector<uint64_t>{}.swap(turns_);
+      std::vector<lane*>{}.swap(touched_);
+      release_free_memory();
+    },
     [this](resume_atom) {
       turn_pending_ = false;
       take_turns();
@@ -95,6 +106,8 @@ void shard::apply(shard_work& w) {
       case shard_op::kind::start: {
         if (op.start->first)
           taken_ += op.start->first->items.size();
+        ++starts_;
+        trimmed_ = false;
         auto l = std::make_unique<lane>(this, parts_, *op.start);
         auto* raw = l.get();
         lanes_.emplace(op.lane, std::move(l));
@@ -200,6 +213,10 @@ void shard::end_round() {
     auto next = std::make_shared<shard_report>();
     send(supervisor_, idle_atom::value, std::move(report_));
     report_ = std::move(next);
+  }
+  if (lanes_.empty() && !trim_armed_ && !trimmed_) {
+    trim_armed_ = true;
+    delayed_send(this, release_after, trim_atom::value, starts_);
   }
   if (!turns_.empty() && !turn_pending_) {
     // Behind whatever is already in the mailbox: new work and completions

@@ -8,6 +8,7 @@
 #include "keylane/detail/counters.hpp"
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/live_settings.hpp"
+#include "keylane/detail/memory_release.hpp"
 #include "keylane/detail/stop_ledger.hpp"
 #include "keylane/park_store.hpp"
 #include "keylane/detail/lane.hpp"
@@ -55,6 +56,7 @@ caf::behavior supervisor::make_behavior() {
       post();
     },
     [this](parked_atom, const key& k) { parked_.insert(k); },
+    [this](trim_atom, uint64_t spawned) { on_trim(spawned); },
     [this](linger_atom) {
       on_linger_timer();
       post();
@@ -205,6 +207,7 @@ void supervisor::flush_touched() {
 }
 
 void supervisor::start_lane(const key& k, entry& e) {
+  trimmed_ = false;
   auto a = std::make_unique<lane::args>();
   a->k = k;
   a->handler = maker_->make(a->handler_error, a->retry_activation);
@@ -371,7 +374,26 @@ void supervisor::reconfigure(settings_ptr live) {
   publish();
 }
 
+void supervisor::on_trim(uint64_t spawned) {
+  trim_armed_ = false;
+  if (!keys_.empty() || !to_park_.empty() || spawned != spawned_)
+    return; // not idle all along: publish arms it again
+  trimmed_ = true;
+  shrink_if_empty(keys_);
+  if (waiting_.empty())
+    waiting_.release();
+  std::vector<entry*>{}.swap(touched_);
+  std::vector<event_ptr>{}.swap(to_park_);
+  std::deque<std::pair<key, uint64_t>>{}.swap(lingering_);
+  written_ = 0;
+  release_free_memory();
+}
+
 void supervisor::publish() {
+  if (keys_.empty() && !trim_armed_ && !trimmed_) {
+    trim_armed_ = true;
+    delayed_send(this, release_after, trim_atom::value, spawned_);
+  }
   auto& c = parts_.pub;
   c.active_lanes.store(active_, std::memory_order_relaxed);
   c.peak_active_lanes.store(peak_, std::memory_order_relaxed);

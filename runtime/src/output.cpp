@@ -3,6 +3,8 @@
 #include <exception>
 #include <string>
 
+#include "keylane/detail/memory_release.hpp"
+
 namespace keylane::detail {
 
 output::output(output_fn fn, ingress& in, waiter& w, logger& log)
@@ -35,9 +37,15 @@ void output::deliver(size_t n) {
 void output::consume_loop() {
   constexpr size_t max_batch = 64;
   event_base* buf[max_batch];
+  bool trimmed = true; // nothing delivered since the last release
   for (;;) {
-    auto n = queue_.wait_dequeue_bulk_timed(buf, max_batch,
-                                            std::chrono::milliseconds(50));
+    auto n = queue_.wait_dequeue_bulk_timed(buf, max_batch, release_after);
+    if (n == 0 && !trimmed) {
+      // Idle for `release_after`: what the callback allocated goes back.
+      trimmed = true;
+      release_free_memory();
+    }
+    trimmed = trimmed && n == 0;
     size_t delivered = 0;
     for (size_t i = 0; i < n; ++i) {
       if (buf[i] == nullptr) { // finish's sentinel

@@ -129,6 +129,11 @@ private:
   uint64_t finished_ = 0; // of them, those that left for the sink
   std::vector<lane*> touched_; // lanes the inbox gave events this round
   bool turn_pending_ = false;
+  // Giving memory back once idle: a trim_atom is on its way, carrying
+  // `starts_` (lanes started so far) to tell whether the shard stayed idle.
+  bool trim_armed_ = false;
+  bool trimmed_ = false; // and no lane started since
+  uint64_t starts_ = 0;
   // Parks not yet written, in the order the lanes gave them, and since when
   // the oldest of them waits.
   std::vector<event_ptr> to_park_;

@@ -91,6 +91,7 @@ private:
   void route_ingress_of(const key& k);
   void reconfigure(settings_ptr live);
   void locate(uint64_t seq);
+  void on_trim(uint64_t spawned);
 
   runtime_parts parts_; // its shards take them too
   caf::actor sink_;
@@ -126,6 +127,10 @@ private:
   uint64_t peak_ = 0;
   uint64_t spawned_ = 0;
   uint64_t retired_ = 0;
+  // Giving memory back once idle: a trim_atom is on its way, carrying
+  // `spawned_` to tell whether the supervisor stayed idle meanwhile.
+  bool trim_armed_ = false;
+  bool trimmed_ = false; // and no lane started since
 };
 
 } // namespace keylane::detail

@@ -68,6 +68,12 @@ public:
     keys_.clear();
     free_.clear();
   }
+  /// `clear`, and gives the memory of the longest queue so far back.
+  void release() {
+    std::vector<item>{}.swap(heap_);
+    std::vector<key>{}.swap(keys_);
+    std::vector<uint32_t>{}.swap(free_);
+  }
 
 private:
   // The heap orders small (sequence number, slot) pairs; the keys stay put

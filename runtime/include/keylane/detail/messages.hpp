@@ -88,6 +88,8 @@ using stall_atom = caf::atom_constant<caf::atom("kl_stall")>;
 using window_atom = caf::atom_constant<caf::atom("kl_window")>;
 // Supervisor -> sink: my handle (the sink asks it to locate events).
 using supervisor_atom = caf::atom_constant<caf::atom("kl_super")>;
+// Supervisor or shard to itself: idle for a while, give memory back.
+using trim_atom = caf::atom_constant<caf::atom("kl_trim")>;
 // Shard to itself: a lane's attempt ran out of time.
 using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 
