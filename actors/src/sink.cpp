@@ -68,18 +68,14 @@ void sink::take(event_batch& b) {
       ready_.push_back(ev.release());
       continue;
     }
-    auto idx = ev->seq - next_;
-    if (spill_ && idx >= memory_window_ && spill_out(ev))
+    auto seq = ev->seq;
+    if (spill_ && seq - reorder_.next() >= memory_window_ && spill_out(ev))
       continue;
-    if (idx >= pending_.size())
-      pending_.resize(idx + 1, nullptr);
-    pending_[idx] = ev.release();
-    ++held_;
+    // Held even when it is the awaited one: the peak counts the batch.
+    reorder_.put(seq, ev.release());
   }
   b.items.clear();
   if (order_ == order_mode::global) {
-    if (held_ > peak_)
-      peak_ = held_;
     release_ready();
     watch();
   }
@@ -99,26 +95,20 @@ void sink::take(event_batch& b) {
 }
 
 void sink::release_ready() {
-  auto before = next_;
+  auto before = reorder_.next();
   for (;;) {
-    if (!pending_.empty() && pending_.front() != nullptr) {
-      ready_.push_back(pending_.front());
-      pending_.pop_front();
-      ++next_;
-      --held_;
-    } else if (!spilled_.empty() && spilled_.begin()->first == next_) {
-      if (!pending_.empty())
-        pending_.pop_front(); // its empty slot
-      if (auto ev = spill_in())
-        ready_.push_back(ev.release());
-      ++next_;
-    } else {
+    reorder_.release(ready_);
+    // The awaited number is in the spill file: read it back in its turn
+    // (or report it lost) and go on past it.
+    if (spilled_.empty() || spilled_.begin()->first != reorder_.next())
       break;
-    }
+    reorder_.skip();
+    if (auto ev = spill_in())
+      ready_.push_back(ev.release());
   }
   if (spill_)
     after_release();
-  if (next_ != before) {
+  if (reorder_.next() != before) {
     if (stalled_ != none_)
       end_stall(); // before `since_` moves: the line says how long it was
     since_ = clock::now();
@@ -129,9 +119,9 @@ void sink::release_ready() {
 
 void sink::publish() {
   auto& c = parts_.pub;
-  c.sink_buffered.store(held_, std::memory_order_relaxed);
-  c.peak_sink_buffered.store(peak_, std::memory_order_relaxed);
-  c.awaited_seq.store(next_, std::memory_order_relaxed);
+  c.sink_buffered.store(reorder_.held(), std::memory_order_relaxed);
+  c.peak_sink_buffered.store(reorder_.peak(), std::memory_order_relaxed);
+  c.awaited_seq.store(reorder_.next(), std::memory_order_relaxed);
   c.ok.store(ok_, std::memory_order_relaxed);
   c.skipped.store(skipped_, std::memory_order_relaxed);
   c.failed.store(failed_, std::memory_order_relaxed);
@@ -146,10 +136,10 @@ void sink::publish() {
 }
 
 void sink::on_exit() {
-  for (auto* ev : pending_)
-    if (ev)
-      parts_.ledger.abandon(event_ptr{ev}, "completed");
-  pending_.clear();
+  std::vector<event_base*> held;
+  reorder_.drain(held);
+  for (auto* ev : held)
+    parts_.ledger.abandon(event_ptr{ev}, "completed");
   for (auto& [seq, at] : spilled_)
     parts_.ledger.abandon(seq, at.k, "completed");
   spilled_.clear();

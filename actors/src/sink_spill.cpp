@@ -115,7 +115,7 @@ void sink::after_release() {
   if (spilled_.empty())
     spill_->clear(); // nothing in it is wanted: start the file over
   if (admission_held_ && spill_->size() <= spill_max_bytes_ / 2
-      && !(spill_error_logged_ && held_ > memory_window_)) {
+      && !(spill_error_logged_ && reorder_.held() > memory_window_)) {
     admission_held_ = false;
     spill_error_logged_ = false;
     parts_.in.hold_admission(false);

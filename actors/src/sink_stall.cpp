@@ -35,15 +35,16 @@ void sink::check_stall() {
     watch();
     return;
   }
-  if (stalled_ != next_) {
-    stalled_ = next_;
+  auto awaited = reorder_.next();
+  if (stalled_ != awaited) {
+    stalled_ = awaited;
     located_ = false;
     unlocated_ = false;
   } else if (!located_ && !unlocated_) {
     // A whole period without an answer: no lane or queue holds it.
     unlocated_ = true;
     parts_.log.write(log_level::warning,
-                      "stall: output waits for seq " + std::to_string(next_)
+                      "stall: output waits for seq " + std::to_string(awaited)
                         + " for " + seconds_text(waited) + " with "
                         + std::to_string(holding())
                         + " later results held back; no lane holds it "
@@ -51,7 +52,7 @@ void sink::check_stall() {
   }
   // Ask (again) until someone answers: it may reach a lane meanwhile.
   if (!located_)
-    send(supervisor_, locate_atom::value, next_);
+    send(supervisor_, locate_atom::value, awaited);
   watching_ = true;
   delayed_send(this, std::chrono::duration_cast<caf::timespan>(threshold),
                stall_atom::value);

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -10,6 +9,7 @@
 
 #include "keylane/config.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/reorder_buffer.hpp"
 #include "keylane/detail/runtime_parts.hpp"
 #include "keylane/detail/spill_file.hpp"
 #include "keylane/detail/window_sizer.hpp"
@@ -19,7 +19,7 @@ namespace keylane::detail {
 
 
 /// Puts finished events in output order and hands them to the output
-/// queue. `global`: a reorder buffer indexed by sequence number;
+/// queue. `global`: a `reorder_buffer` indexed by sequence number;
 /// every accepted number arrives exactly once (failed and skipped events as
 /// tombstones), so the buffer never waits for a number that will not come.
 /// Its size is bounded by the window, because ingress admits at most
@@ -54,16 +54,15 @@ private:
   event_ptr spill_in();
   void after_release();
   [[nodiscard]] uint64_t holding() const noexcept {
-    return held_ + spilled_.size();
+    return reorder_.held() + spilled_.size();
   }
 
   runtime_parts parts_;
   order_mode order_;
   size_t stall_ms_;
-  uint64_t next_ = 0;                // global: the awaited sequence number
-  std::deque<event_base*> pending_;  // global: slot i holds seq next_ + i
-  uint64_t held_ = 0;
-  uint64_t peak_ = 0;
+  // global: results waiting for their turn (owned; `on_exit` abandons
+  // them), and the awaited number. The other orders pass straight through.
+  reorder_buffer<event_base*> reorder_{order_mode::global};
   uint64_t ok_ = 0;
   uint64_t skipped_ = 0;
   uint64_t failed_ = 0;
@@ -75,7 +74,7 @@ private:
   // sequence number a stall was declared for (none_ when output flows).
   static constexpr uint64_t none_ = UINT64_MAX;
   caf::actor supervisor_;
-  clock::time_point since_;  // when waiting for `next_` began
+  clock::time_point since_;  // when waiting for `reorder_.next()` began
   bool watching_ = false;    // a check is scheduled
   uint64_t stalled_ = none_;
   bool located_ = false;     // the stall line named its key
