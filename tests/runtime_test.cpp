@@ -56,6 +56,47 @@ TEST_CASE("the output callback sees every event once, all on one thread",
   CHECK(threads.count(std::this_thread::get_id()) == 0);
 }
 
+TEST_CASE("with sink.output_thread = sink the callback runs on the workers, "
+          "in order, and no consumer thread is started",
+          "[runtime][callback]") {
+  for (auto where : {kl::output_thread::consumer, kl::output_thread::sink}) {
+    CAPTURE(kl::to_string(where));
+    std::mutex mtx;
+    std::vector<uint64_t> seqs;
+    std::set<std::thread::id> handler_threads, output_threads;
+    auto cfg = two_threads();
+    cfg.threads = 1; // one worker: the handler's thread is the sink's
+    cfg.output_thread = where;
+    auto rt = start<int_rt>(
+      cfg,
+      from_fn<int, int>([&](auto&, int& v, kl::completion<int> done) {
+        {
+          std::lock_guard<std::mutex> guard{mtx};
+          handler_threads.insert(std::this_thread::get_id());
+        }
+        done.ok(v);
+      }),
+      [&](int_rt::event_type& e) {
+        std::lock_guard<std::mutex> guard{mtx};
+        seqs.push_back(e.seq);
+        output_threads.insert(std::this_thread::get_id());
+      });
+    for (int i = 0; i < 300; ++i)
+      REQUIRE(rt->submit(kl::key{i % 11}, i));
+    REQUIRE(rt->drain(10s));
+    std::lock_guard<std::mutex> guard{mtx};
+    REQUIRE(seqs.size() == 300);
+    for (size_t i = 0; i < seqs.size(); ++i)
+      CHECK(seqs[i] == i);
+    REQUIRE(handler_threads.size() == 1);
+    REQUIRE(output_threads.size() == 1);
+    if (where == kl::output_thread::sink)
+      CHECK(*output_threads.begin() == *handler_threads.begin());
+    else
+      CHECK(*output_threads.begin() != *handler_threads.begin());
+  }
+}
+
 TEST_CASE("stats count accepted, delivered and each outcome the handler chose",
           "[runtime][stats]") {
   std::atomic<int> seen{0};

@@ -169,6 +169,14 @@ const char* to_string(jitter_mode x) noexcept {
   return "unknown";
 }
 
+const char* to_string(output_thread x) noexcept {
+  switch (x) {
+    case output_thread::consumer: return "consumer";
+    case output_thread::sink: return "sink";
+  }
+  return "unknown";
+}
+
 const char* to_string(park_mode x) noexcept {
   switch (x) {
     case park_mode::memory: return "memory";

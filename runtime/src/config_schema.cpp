@@ -72,6 +72,8 @@ constexpr overflow_policy all_overflows[] = {overflow_policy::block,
 constexpr scheduler_policy all_policies[] = {scheduler_policy::sharing,
                                              scheduler_policy::stealing};
 constexpr jitter_mode all_jitters[] = {jitter_mode::none, jitter_mode::full};
+constexpr output_thread all_output_threads[] = {output_thread::consumer,
+                                                output_thread::sink};
 constexpr park_mode all_park_modes[] = {park_mode::memory, park_mode::sqlite,
                                         park_mode::none};
 constexpr log_level all_levels[] = {log_level::error, log_level::warning,
@@ -192,7 +194,8 @@ const std::vector<section>& schema() {
     {"sink",
      {text("spill_path", &settings::spill_path),
       count("spill_max_bytes", &settings::spill_max_bytes,
-            positive_or_unbounded)}},
+            positive_or_unbounded),
+      choice("output_thread", &settings::output_thread, all_output_threads)}},
     {"scheduler",
      {choice("policy", &settings::scheduler, all_policies),
       count("threads", &settings::threads, {0, 1024, false}),

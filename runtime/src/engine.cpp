@@ -57,7 +57,8 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
     ledger_(waiter_, cfg_.park == park_mode::sqlite),
     ingress_(cfg_.key_backlog, initial_window(cfg_), shards_for(cfg_),
              waiter_),
-    output_(std::move(out), ingress_, waiter_, log_) {
+    output_(std::move(out), cfg_.output_thread == output_thread::sink,
+            ingress_, waiter_, log_) {
 }
 
 caf::expected<std::unique_ptr<engine>>

@@ -7,8 +7,10 @@
 
 namespace keylane::detail {
 
-output::output(output_fn fn, ingress& in, waiter& w, logger& log)
+output::output(output_fn fn, bool on_sink, ingress& in, waiter& w,
+               logger& log)
   : fn_(std::move(fn)),
+    on_sink_(on_sink && fn_),
     ingress_(in),
     waiter_(w),
     log_(log),
@@ -20,7 +22,7 @@ output::~output() {
 }
 
 void output::start(std::function<void()> mark) {
-  if (!fn_)
+  if (!fn_ || on_sink_)
     return;
   consumer_ = std::thread{[this, mark = std::move(mark)] {
     mark();
@@ -32,6 +34,24 @@ void output::deliver(size_t n) {
   // Counted first: `credit` may wake `drain`, which reads this count.
   delivered_.fetch_add(n, std::memory_order_seq_cst);
   ingress_.credit(n);
+}
+
+void output::run(event_base** evs, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    event_ptr ev{evs[i]};
+    try {
+      fn_(*ev);
+    } catch (const std::exception& e) {
+      log_.write(log_level::error, "output callback threw for seq "
+                                     + std::to_string(ev->seq) + ": "
+                                     + e.what());
+    } catch (...) {
+      log_.write(log_level::error, "output callback threw for seq "
+                                     + std::to_string(ev->seq));
+    }
+  }
+  if (n > 0)
+    deliver(n);
 }
 
 void output::consume_loop() {
@@ -46,27 +66,14 @@ void output::consume_loop() {
       release_free_memory();
     }
     trimmed = trimmed && n == 0;
-    size_t delivered = 0;
+    size_t k = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (buf[i] == nullptr) { // finish's sentinel
+      if (buf[i] == nullptr) // finish's sentinel
         stop_.store(true, std::memory_order_release);
-        continue;
-      }
-      event_ptr ev{buf[i]};
-      try {
-        fn_(*ev);
-      } catch (const std::exception& e) {
-        log_.write(log_level::error, "output callback threw for seq "
-                                       + std::to_string(ev->seq) + ": "
-                                       + e.what());
-      } catch (...) {
-        log_.write(log_level::error, "output callback threw for seq "
-                                       + std::to_string(ev->seq));
-      }
-      ++delivered;
+      else
+        buf[k++] = buf[i];
     }
-    if (delivered > 0)
-      deliver(delivered);
+    run(buf, k);
     // `finish` enqueues its sentinel after the sink ended: nothing follows.
     if (stop_.load(std::memory_order_acquire))
       return;

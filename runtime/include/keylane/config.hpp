@@ -61,6 +61,17 @@ enum class park_mode {
   none,
 };
 
+/// Which thread runs the output callback.
+enum class output_thread {
+  /// A consumer thread of keylane's own: a slow callback never holds up a
+  /// worker, at the price of one more thread and a hand-off per batch.
+  consumer,
+  /// The sink actor, on a worker thread, as it releases results: no extra
+  /// thread and no hand-off, but the callback's time is a worker's time,
+  /// and a callback that blocks stalls the sink (and so all output).
+  sink,
+};
+
 /// Severity threshold of the runtime's log.
 enum class log_level { error, warning, info, debug };
 
@@ -171,6 +182,9 @@ struct settings {
   /// rejects) as with a full window until the file drains.
   size_t spill_max_bytes = size_t{1} << 30;
 
+  /// Which thread runs the output callback (pull mode has none).
+  keylane::output_thread output_thread = keylane::output_thread::consumer;
+
   // -- [scheduler] ----------------------------------------------------------
 
   /// CAF scheduler policy.
@@ -257,5 +271,6 @@ using settings_ptr = std::shared_ptr<const settings>;
 [[nodiscard]] const char* to_string(log_level x) noexcept;
 [[nodiscard]] const char* to_string(jitter_mode x) noexcept;
 [[nodiscard]] const char* to_string(park_mode x) noexcept;
+[[nodiscard]] const char* to_string(output_thread x) noexcept;
 
 } // namespace keylane

@@ -18,7 +18,9 @@ namespace keylane::detail {
 
 /// Where finished events leave: the output queue the sink fills, the
 /// consumer thread that runs the user's callback (or `pull` calls in pull
-/// mode), and the window credit each delivery gives back to ingress.
+/// mode), and the window credit each delivery gives back to ingress. With
+/// `on_sink`, `emit` runs the callback itself, on the sink's thread: no
+/// queue, no consumer thread.
 ///
 /// Thread-safety: `emit` is called by the sink alone (one producer token:
 /// moodycamel keeps FIFO order per token while the sink actor may run on a
@@ -31,7 +33,7 @@ public:
   /// pull mode.
   using output_fn = std::function<void(event_base&)>;
 
-  output(output_fn fn, ingress& in, waiter& w, logger& log);
+  output(output_fn fn, bool on_sink, ingress& in, waiter& w, logger& log);
   ~output();
 
   /// Starts the consumer thread (callback mode); `mark` runs on it first.
@@ -39,7 +41,10 @@ public:
 
   /// Hands events to the application, in the order given (the sink).
   void emit(event_base** evs, size_t n) {
-    queue_.enqueue_bulk(*token_, evs, n);
+    if (on_sink_)
+      run(evs, n);
+    else
+      queue_.enqueue_bulk(*token_, evs, n);
   }
 
   /// Takes one delivered event without waiting (pull mode).
@@ -68,9 +73,11 @@ public:
 
 private:
   void consume_loop();
+  void run(event_base** evs, size_t n);
   void deliver(size_t n);
 
   output_fn fn_;
+  bool on_sink_; // the callback runs in `emit`
   ingress& ingress_;
   waiter& waiter_;
   logger& log_;
