@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"
@@ -82,6 +83,10 @@ caf::behavior shard::make_behavior() {
       std::vector<uint64_t>{}.swap(turns_);
       std::vector<lane*>{}.swap(touched_);
       release_free_memory();
+      if (parts_.log.enabled(log_level::debug))
+        parts_.log.write(log_level::debug, "idle: shard "
+                                             + std::to_string(index_)
+                                             + " gave memory back");
     },
     [this](resume_atom) {
       turn_pending_ = false;

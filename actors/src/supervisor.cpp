@@ -8,6 +8,7 @@
 #include "keylane/detail/counters.hpp"
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/live_settings.hpp"
+#include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
 #include "keylane/detail/stop_ledger.hpp"
 #include "keylane/park_store.hpp"
@@ -387,6 +388,8 @@ void supervisor::on_trim(uint64_t spawned) {
   std::deque<std::pair<key, uint64_t>>{}.swap(lingering_);
   written_ = 0;
   release_free_memory();
+  if (parts_.log.enabled(log_level::debug))
+    parts_.log.write(log_level::debug, "idle: the supervisor gave memory back");
 }
 
 void supervisor::publish() {

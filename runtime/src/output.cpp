@@ -30,6 +30,13 @@ void output::start(std::function<void()> mark) {
   }};
 }
 
+void output::emit(event_base** evs, size_t n) {
+  if (on_sink_)
+    run(evs, n);
+  else
+    queue_.enqueue_bulk(*token_, evs, n);
+}
+
 void output::deliver(size_t n) {
   // Counted first: `credit` may wake `drain`, which reads this count.
   delivered_.fetch_add(n, std::memory_order_seq_cst);

@@ -40,12 +40,7 @@ public:
   void start(std::function<void()> mark);
 
   /// Hands events to the application, in the order given (the sink).
-  void emit(event_base** evs, size_t n) {
-    if (on_sink_)
-      run(evs, n);
-    else
-      queue_.enqueue_bulk(*token_, evs, n);
-  }
+  void emit(event_base** evs, size_t n);
 
   /// Takes one delivered event without waiting (pull mode).
   [[nodiscard]] bool try_pull(event_ptr& out);
