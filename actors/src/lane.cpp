@@ -436,8 +436,8 @@ void lane::flush() {
   // A parking lane takes no new events this way: they would park anyway,
   // and the supervisor parks them once the lane is gone.
   routed_ = parts_.in.release_routed(key_, out_.size(),
-                                 backlog::route{this, host_->index()},
-                                 !parking_, ingress_seen_);
+                                     backlog::route{this, host_->index()},
+                                     !parking_, ingress_seen_);
   host_->emit(out_);
 }
 
