@@ -76,8 +76,15 @@ caf::behavior shard::make_behavior() {
     },
     [this](trim_atom, uint64_t starts) {
       trim_armed_ = false;
-      if (!lanes_.empty() || starts != starts_)
-        return; // not idle all along: end_round arms it again
+      if (!lanes_.empty())
+        return; // end_round arms it again once the shard is empty
+      if (starts != starts_) {
+        // Lanes came and went meanwhile: idle since, so wait again (no
+        // end_round may follow to arm it).
+        trim_armed_ = true;
+        delayed_send(this, release_after, trim_atom::value, starts_);
+        return;
+      }
       trimmed_ = true;
       shrink_if_empty(lanes_);
       std::vector<uint64_t>{}.swap(turns_);

@@ -377,8 +377,15 @@ void supervisor::reconfigure(settings_ptr live) {
 
 void supervisor::on_trim(uint64_t spawned) {
   trim_armed_ = false;
-  if (!keys_.empty() || !to_park_.empty() || spawned != spawned_)
-    return; // not idle all along: publish arms it again
+  if (!keys_.empty())
+    return; // publish arms it again once no key is left
+  if (!to_park_.empty() || spawned != spawned_) {
+    // Lanes came and went meanwhile, or parks are being written: wait
+    // again (no publish may follow to arm it).
+    trim_armed_ = true;
+    delayed_send(this, release_after, trim_atom::value, spawned_);
+    return;
+  }
   trimmed_ = true;
   shrink_if_empty(keys_);
   if (waiting_.empty())
