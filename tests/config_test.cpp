@@ -210,6 +210,39 @@ TEST_CASE("park keys are read, and sqlite without a path is named",
   });
 }
 
+TEST_CASE("state keys are read, and rocksdb without a path is named",
+          "[config][state]") {
+  auto d = parsed("");
+  CHECK(d.state_store == state_backend::none);
+  CHECK(d.state_checkpoint_ms == 100);
+  CHECK(d.state_sync_mode == state_sync::checkpoint);
+  CHECK(d.state_rollback);
+  auto s = parsed("[state]\nstore = \"rocksdb\"\npath = \"/var/st\"\n"
+                  "checkpoint_ms = 20\ncheckpoint_events = 5\n"
+                  "sync = \"every_event\"\nrollback = false\n");
+  CHECK(s.state_store == state_backend::rocksdb);
+  CHECK(s.state_path == "/var/st");
+  CHECK(s.state_checkpoint_ms == 20);
+  CHECK(s.state_checkpoint_events == 5);
+  CHECK(s.state_sync_mode == state_sync::every_event);
+  CHECK_FALSE(s.state_rollback);
+  check_all({
+    {"[state]\nstore = \"rocksdb\"\n",
+     "t.toml:2: state.store = \"rocksdb\": needs state.path, the directory "
+     "of the RocksDB database to keep state in"},
+    {"[state]\nstore = \"sqlite\"\n",
+     "t.toml:2: state.store = \"sqlite\": must be one of \"none\", "
+     "\"memory\", \"rocksdb\""},
+    {"[state]\ncheckpoint_ms = 0\n",
+     "t.toml:2: state.checkpoint_ms = 0: must be between 1 and 86400000"},
+    {"[state]\nsync = \"always\"\n",
+     "t.toml:2: state.sync = \"always\": must be one of \"checkpoint\", "
+     "\"every_event\""},
+    {"[state]\nrollback = 1\n",
+     "t.toml:2: state.rollback = 1: must be true or false"},
+  });
+}
+
 TEST_CASE("metrics and stall keys are read, and a bad listen address is named",
           "[config][metrics]") {
   auto d = parsed("");
@@ -357,12 +390,12 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
     {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
      "t.toml:3: unknown key log.file (known keys: level, stall_ms)"},
     {"[runtime]\n\n[output]\nwindow = 4\n",
-     "t.toml:3: unknown key output (known keys: runtime, sink, scheduler, retry, park, log, "
+     "t.toml:3: unknown key output (known keys: runtime, sink, scheduler, retry, park, state, log, "
      "metrics, handler)"},
     {"[log]\n\"le vel\" = 1\n",
      "t.toml:2: unknown key log.\"le vel\" (known keys: level, stall_ms)"},
     {"verbose = true\n",
-     "t.toml:1: unknown key verbose (known keys: runtime, sink, scheduler, retry, park, log, "
+     "t.toml:1: unknown key verbose (known keys: runtime, sink, scheduler, retry, park, state, log, "
      "metrics, handler)"},
   });
 }
@@ -604,7 +637,7 @@ void check_overrides(const settings& base,
 /// "(write section.key=value, ...)", the advice of a malformed override.
 const std::string how_to_set
   = " (write section.key=value, for example runtime.window=4096; known keys: "
-    "runtime, sink, scheduler, retry, park, log, metrics, handler)";
+    "runtime, sink, scheduler, retry, park, state, log, metrics, handler)";
 
 } // namespace
 
@@ -739,7 +772,7 @@ TEST_CASE("an unknown, empty or malformed override key lists the known keys",
      "ingress_batch, lane_linger_ms)"},
     {{"output.window=4"},
      "--set output.window=4: unknown key output (known keys: runtime, sink, "
-     "scheduler, retry, park, log, metrics, handler)"},
+     "scheduler, retry, park, state, log, metrics, handler)"},
     {{"runtime=5"},
      "--set runtime=5: runtime is a table; name one of its keys (known keys: "
      "max_active_keys, window, window_max, order, key_backlog, overflow, "

@@ -98,6 +98,15 @@ const std::vector<std::pair<std::string, std::string>> contract{
   {"keylane_latency_seconds", "histogram"},
   {"keylane_parked_keys", "gauge"},
   {"keylane_parked_events", "gauge"},
+  {"keylane_state_loads_total", "counter"},
+  {"keylane_state_load_failures_total", "counter"},
+  {"keylane_state_load_seconds", "histogram"},
+  {"keylane_state_writes_total", "counter"},
+  {"keylane_state_write_bytes_total", "counter"},
+  {"keylane_state_checkpoints_total", "counter"},
+  {"keylane_state_write_failures_total", "counter"},
+  {"keylane_state_pending", "gauge"},
+  {"keylane_state_checkpoint_age_seconds", "gauge"},
 };
 
 std::string outcome(const char* name) {

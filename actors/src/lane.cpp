@@ -121,6 +121,10 @@ bool lane::start_handler() {
   handler_->self_ = host_;
   handler_->lane_ = this;
   handler_->key_ = &key_;
+  if (!load_state()) {
+    drop_handler();
+    return false;
+  }
   try {
     call_handler(false, [this] { handler_->on_activate(key_); });
     return true;
@@ -158,6 +162,7 @@ bool lane::reactivate() {
 
 void lane::drop_handler() {
   handler_.reset();
+  state_ = nullptr;
   timers_.clear();
   if (!requests_.empty())
     host_->drop_responses(requests_);
@@ -171,6 +176,8 @@ void lane::retire() {
     } catch (...) {
       // State could not be flushed; the events themselves are done.
     }
+    if (state_ && state_dirty_)
+      take_snapshot();
   }
   // The handler dies before the slot is handed on, so live handler
   // instances never exceed the cap either; answers to requests it left
@@ -280,11 +287,14 @@ void lane::invoke_current() {
     settle(outcome::failed, broken_, true);
     return;
   }
+  if (state_ && !begin_state_attempt())
+    return; // settled: applied before, or its state could not be kept
   sync_done_ = false;
   sync_status_ = outcome::pending;
   sync_permanent_ = false;
   sync_error_.clear();
   std::string thrown;
+  attempt_mark_ = host_->request_mark();
   try {
     call_handler(true, [this] {
       handler_->invoke(*current_,
@@ -327,6 +337,14 @@ void lane::on_timeout(uint64_t token) {
   if (!awaiting_ || token != token_ || !current_)
     return;
   ++token_; // its completion, should it come, is now stale
+  // So are the answers to what it asked: their handlers would change the
+  // handler's (and the key's) state for an attempt that no longer counts.
+  std::vector<std::pair<uint64_t, uint64_t>> asked;
+  for (auto& [first, last] : requests_)
+    if (last > attempt_mark_)
+      asked.emplace_back(std::max(first, attempt_mark_ + 1), last);
+  if (!asked.empty())
+    host_->drop_responses(asked);
   settle(outcome::failed,
          "attempt timed out after "
            + std::to_string(policy().attempt_timeout_ms) + " ms",
@@ -360,9 +378,13 @@ void lane::on_timer(uint64_t timer) {
 
 void lane::settle(outcome status, std::string error, bool permanent) {
   if (status != outcome::failed) {
+    if (state_)
+      note_applied(status);
     finish_current(status, std::move(error));
     return;
   }
+  if (state_)
+    undo_state();
   const auto& pol = policy();
   if (permanent || current_->attempts >= pol.max_attempts) {
     if (pol.park == park_mode::none)
@@ -396,7 +418,10 @@ void lane::finish_current(outcome status, std::string error) {
     unpark_through_ = current_->park_id;
   current_->error = status == outcome::failed ? std::move(error) : std::string{};
   current_->status = status;
+  note_finished(current_->seq);
   out_.push_back(std::move(current_));
+  if (snapshot_due_)
+    take_snapshot();
 }
 
 void lane::start_parking(std::string reason) {
@@ -448,6 +473,17 @@ void lane::schedule(caf::timespan delay, unique_function fn) {
 }
 
 void lane::abandon() {
+  if (state_) {
+    // Stop writes the state as of the last event that ended: one that is
+    // running is undone first (without rollback its changes cannot be
+    // told apart, so the last write stands).
+    if (current_ && awaiting_ && !backing_off_ && !policy().state_rollback)
+      state_dirty_ = false;
+    else if (current_)
+      undo_state();
+    if (state_dirty_)
+      take_snapshot();
+  }
   if (current_)
     parts_.ledger.abandon(std::move(current_), "running");
   for (auto& ev : queue_)

@@ -8,6 +8,7 @@
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
 #include "keylane/detail/park_service.hpp"
+#include "keylane/detail/state_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"
 
 namespace keylane::detail {
@@ -98,6 +99,15 @@ caf::behavior shard::make_behavior() {
     [this](resume_atom) {
       turn_pending_ = false;
       take_turns();
+      end_round();
+    },
+    [this](checkpoint_atom) {
+      checkpoint_armed_ = false;
+      auto dirty = std::move(state_dirty_);
+      state_dirty_.clear();
+      for (auto id : dirty)
+        if (auto* l = find(id))
+          l->checkpoint();
       end_round();
     },
     [this](locate_atom, uint64_t seq) {
@@ -206,6 +216,8 @@ void shard::write_parks() {
 }
 
 void shard::end_round() {
+  if (!state_out_.empty())
+    parts_.state.stage(std::exchange(state_out_, state_round{}));
   auto hold = hold_parks();
   if (!hold) {
     write_parks();
@@ -236,6 +248,22 @@ void shard::end_round() {
     turn_pending_ = true;
     send(this, resume_atom::value);
   }
+}
+
+void shard::state_dirty(uint64_t lane) {
+  state_dirty_.push_back(lane);
+  if (checkpoint_armed_)
+    return;
+  checkpoint_armed_ = true;
+  delayed_send(this, std::chrono::milliseconds(parts_.cfg.state_checkpoint_ms),
+               checkpoint_atom::value);
+}
+
+void shard::stage_state(state_round r) {
+  for (auto& w : r.writes)
+    state_out_.writes.push_back(std::move(w));
+  for (auto s : r.seqs)
+    state_out_.seqs.push_back(s);
 }
 
 void shard::emit(std::vector<event_ptr>& evs) {
@@ -307,6 +335,10 @@ void shard::on_exit() {
   for (auto& [id, l] : lanes_)
     l->abandon();
   lanes_.clear();
+  // The state as of each key's last finished event, written before
+  // `stop` returns.
+  if (!state_out_.empty())
+    parts_.state.stage(std::exchange(state_out_, state_round{}));
   // Ended but never written nor delivered: a durable store keeps them at
   // stop like any other undelivered event.
   for (auto& ev : to_park_)

@@ -177,6 +177,23 @@ const char* to_string(output_thread x) noexcept {
   return "unknown";
 }
 
+const char* to_string(state_backend x) noexcept {
+  switch (x) {
+    case state_backend::none: return "none";
+    case state_backend::memory: return "memory";
+    case state_backend::rocksdb: return "rocksdb";
+  }
+  return "?";
+}
+
+const char* to_string(state_sync x) noexcept {
+  switch (x) {
+    case state_sync::checkpoint: return "checkpoint";
+    case state_sync::every_event: return "every_event";
+  }
+  return "?";
+}
+
 const char* to_string(park_mode x) noexcept {
   switch (x) {
     case park_mode::memory: return "memory";

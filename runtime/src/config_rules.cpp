@@ -55,6 +55,13 @@ const std::vector<combination>& combinations() {
                               "events in"
                             : ""};
      }},
+    {"state", "store", {"state.store", "state.path"}, [](const settings& s) {
+       return std::string{s.state_store == state_backend::rocksdb
+                              && s.state_path.empty()
+                            ? "needs state.path, the directory of the "
+                              "RocksDB database to keep state in"
+                            : ""};
+     }},
   };
   return rules;
 }

@@ -76,6 +76,10 @@ constexpr output_thread all_output_threads[] = {output_thread::consumer,
                                                 output_thread::sink};
 constexpr park_mode all_park_modes[] = {park_mode::memory, park_mode::sqlite,
                                         park_mode::none};
+constexpr state_backend all_state_backends[] = {
+  state_backend::none, state_backend::memory, state_backend::rocksdb};
+constexpr state_sync all_state_syncs[] = {state_sync::checkpoint,
+                                          state_sync::every_event};
 constexpr log_level all_levels[] = {log_level::error, log_level::warning,
                                     log_level::info, log_level::debug};
 
@@ -213,6 +217,15 @@ const std::vector<section>& schema() {
     {"park",
      {choice("store", &settings::park, all_park_modes),
       text("path", &settings::park_path)}},
+    {"state",
+     {choice("store", &settings::state_store, all_state_backends),
+      text("path", &settings::state_path),
+      count("checkpoint_ms", &settings::state_checkpoint_ms,
+            {1, 86400000, false}),
+      count("checkpoint_events", &settings::state_checkpoint_events,
+            {0, max_int, false}),
+      choice("sync", &settings::state_sync_mode, all_state_syncs),
+      flag("rollback", &settings::state_rollback)}},
     {"log",
      {choice("level", &settings::log, all_levels),
       count("stall_ms", &settings::stall_ms, {0, 86400000, false})}},

@@ -92,6 +92,10 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   if (!parks)
     return std::move(parks.error());
   eng->parks_ = std::move(*parks);
+  auto state = state_service::open(eng->cfg_, eng->log_);
+  if (!state)
+    return std::move(state.error());
+  eng->state_ = std::move(*state);
   if (auto err = eng->open_spill())
     return err;
   std::vector<key> parked;
@@ -119,7 +123,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   }
   auto* raw = eng.get();
   runtime_parts parts{raw->cfg_,    raw->ops_,  raw->ingress_,
-                      raw->output_, *raw->parks_, raw->live_,
+                      raw->output_, *raw->parks_, *raw->state_, raw->live_,
                       raw->ledger_, raw->pub_,  raw->log_,
                       raw->spill_.get()};
   auto actors = spawn_actors(*raw->system_, parts, std::move(make),
@@ -157,6 +161,8 @@ stop_report engine::stop() {
   // waits for a scrape in progress).
   metrics_.reset();
   ingress_.close();
+  if (state_)
+    state_->interrupt();
   if (supervisor_)
     caf::anon_send_exit(supervisor_, caf::exit_reason::user_shutdown);
   if (sink_)
@@ -165,6 +171,8 @@ stop_report engine::stop() {
                      [this] { return ledger_.actors_gone(); });
   supervisor_ = nullptr;
   sink_ = nullptr;
+  if (state_)
+    state_->close(std::chrono::seconds(30));
   for (auto& ev : output_.finish())
     ledger_.abandon(std::move(ev), "completed");
   for (auto& ev : ingress_.detach_all())
@@ -192,6 +200,18 @@ keylane::stats engine::snapshot() const {
   s.ingress_depth = ingress_.depth();
   s.window = ingress_.window();
   s.latency = pub_.latency.snapshot();
+  if (state_) {
+    auto c = state_->counters();
+    s.state_loads = c.loads;
+    s.state_load_failures = c.load_failures;
+    s.state_load_latency = c.load_latency;
+    s.state_writes = c.writes;
+    s.state_write_bytes = c.write_bytes;
+    s.state_checkpoints = c.checkpoints;
+    s.state_write_failures = c.write_failures;
+    s.state_pending = c.pending;
+    s.state_checkpoint_age = c.checkpoint_age;
+  }
   if (s.sink_buffered > 0) {
     auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                  clock::now().time_since_epoch())

@@ -20,6 +20,7 @@ const char* to_string(errc x) noexcept {
     case errc::park_store_failed: return "park_store_failed";
     case errc::spill_failed: return "spill_failed";
     case errc::config_too_large: return "config_too_large";
+    case errc::state_store_failed: return "state_store_failed";
   }
   return "unknown";
 }

@@ -51,12 +51,9 @@ double seconds(std::chrono::nanoseconds d) {
   return std::chrono::duration<double>(d).count();
 }
 
-MetricFamily latency(const latency_histogram& h) {
-  auto f = family("keylane_latency_seconds",
-                  "End-to-end latency of delivered events, from submit "
-                  "accepting an event to the sink passing it on (counted "
-                  "while metrics.latency is on).",
-                  MetricType::Histogram);
+MetricFamily histogram(const char* name, const char* help,
+                       const latency_histogram& h) {
+  auto f = family(name, help, MetricType::Histogram);
   ClientMetric m;
   // The snapshot reads each bucket and the count one by one while the sink
   // may record: the count is the buckets' sum, so the +Inf bucket always
@@ -123,7 +120,39 @@ metric_families(const keylane::stats& s,
           "file it is unbounded, or 0 while the file is full).",
           s.window == unbounded ? std::numeric_limits<double>::infinity()
                                 : d(s.window)),
-    latency(s.latency),
+    histogram("keylane_latency_seconds",
+              "End-to-end latency of delivered events, from submit "
+              "accepting an event to the sink passing it on (counted "
+              "while metrics.latency is on).",
+              s.latency),
+    counter("keylane_state_loads_total",
+            "Key states loaded, one per activation of a stateful handler.",
+            d(s.state_loads)),
+    counter("keylane_state_load_failures_total",
+            "State loads that failed (the store, or a record that does not "
+            "decode); the activation is retried like a failed attempt.",
+            d(s.state_load_failures)),
+    histogram("keylane_state_load_seconds",
+              "How long a state load took (the store's read).",
+              s.state_load_latency),
+    counter("keylane_state_writes_total", "Key states written to the store.",
+            d(s.state_writes)),
+    counter("keylane_state_write_bytes_total",
+            "Bytes of the key states written to the store.",
+            d(s.state_write_bytes)),
+    counter("keylane_state_checkpoints_total",
+            "State batches written (one atomic, synced write each).",
+            d(s.state_checkpoints)),
+    counter("keylane_state_write_failures_total",
+            "State batch writes the store refused (each is retried).",
+            d(s.state_write_failures)),
+    gauge("keylane_state_pending",
+          "Key states taken and not yet written to the store.",
+          d(s.state_pending)),
+    gauge("keylane_state_checkpoint_age_seconds",
+          "While key states wait to be written: seconds since the last "
+          "state batch was written; 0 when nothing waits.",
+          seconds(s.state_checkpoint_age)),
   };
   // The counters the actors publish, from their one list.
 #define KEYLANE_X(field, kind, metric_name, help_text)                         \

@@ -57,10 +57,12 @@ endforeach()
 
 # CMake package configs find_package loaded (keylane's own excepted), and
 # libraries find modules looked up for them (prometheus-cpp's config asks
-# for CURL and ZLIB, whose libraries the consumer does not link): without
-# these packages find_package(keylane) fails.
+# for CURL and ZLIB, whose libraries the consumer does not link; RocksDB's
+# for BZip2, and for lz4 and zstd through modules of its own that name
+# their cache entries lz4_LIBRARIES and zstd_LIBRARIES): without these
+# packages find_package(keylane) fails.
 file(STRINGS "${consumer_build}/CMakeCache.txt" found
-     REGEX "^[^#]*(_DIR:PATH|_LIBRARY[A-Z_]*:FILEPATH)=/")
+     REGEX "^[^#]*(_DIR:PATH|_LIBRAR(Y|IES)[A-Z_]*:FILEPATH)=/")
 foreach(entry IN LISTS found)
   string(REGEX REPLACE "^[^=]*=" "" path "${entry}")
   if(entry MATCHES "^(CMAKE_|keylane_DIR:)")

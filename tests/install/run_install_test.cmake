@@ -3,7 +3,7 @@
 #   2. configure consumer/ with CMAKE_PREFIX_PATH=that prefix, and check that
 #      find_package(keylane) found it there and nowhere else
 #   3. build it and run the app (a runtime with an SQLite park store, from
-#      TOML), checking what it prints
+#      TOML, and a RocksDB state store), checking what it prints
 #   4. check that README's list of the Debian packages a consumer needs is
 #      what the consumer's build used (check_packages.cmake)
 # Any failing step fails the test with that step's output.
@@ -94,7 +94,8 @@ message("${step_output}")
 foreach(expected
     "stable_hash\\(\"acct-1\"\\) = [0-9]+"
     "to_string\\(errc::window_full\\) = window_full"
-    "sum of doubled 1..3 = 12")
+    "sum of doubled 1..3 = 12"
+    "state of acct-1 after a reopen = state bytes")
   if(NOT step_output MATCHES "${expected}")
     message(FATAL_ERROR "install test: the app's output lacks /${expected}/")
   endif()

@@ -13,8 +13,8 @@
 #include <system_error>
 #include <vector>
 
-#include "format.hpp"
 #include "keylane/config_loader.hpp"
+#include "keylane/detail/text_format.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/key.hpp"
 #include "keylane/park_store.hpp"
@@ -22,7 +22,12 @@
 namespace {
 
 using namespace keylane;
-using namespace keylane::park_tool;
+using keylane::detail::base64;
+using keylane::detail::hex_preview;
+using keylane::detail::iso_utc;
+using keylane::detail::json_string;
+using keylane::detail::printable;
+using keylane::detail::text_table;
 
 constexpr int exit_ok = 0;
 constexpr int exit_failed = 1;

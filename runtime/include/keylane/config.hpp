@@ -61,6 +61,29 @@ enum class park_mode {
   none,
 };
 
+/// Where a stateful handler's per-key state is kept (`[state] store`).
+enum class state_backend {
+  /// Nowhere: each activation starts from a default state, which retires
+  /// with the lane.
+  none,
+  /// In memory: survives a key's retire and `stop()`, not the process.
+  memory,
+  /// A RocksDB database in the directory `state.path`: survives a crash
+  /// and a restart, as of its last checkpoint.
+  rocksdb,
+};
+
+/// When the event path waits for state to be written.
+enum class state_sync {
+  /// Never: state is written behind the lanes, at checkpoints, on retire
+  /// and on `stop()`, in batches.
+  checkpoint,
+  /// After every event: its output waits until the key's state after it
+  /// is durable (one synchronous write per event; for tests and for users
+  /// who want it).
+  every_event,
+};
+
 /// Which thread runs the output callback.
 enum class output_thread {
   /// A consumer thread of keylane's own: a slow callback never holds up a
@@ -230,6 +253,30 @@ struct settings {
   /// The SQLite file of `park = sqlite` (created if missing).
   std::string park_path;
 
+  // -- [state] --------------------------------------------------------------
+
+  /// Where a stateful handler's per-key state is kept.
+  state_backend state_store = state_backend::none;
+
+  /// The directory of `state.store = "rocksdb"` (created if missing).
+  std::string state_path;
+
+  /// Every this many milliseconds, each key whose state changed since its
+  /// last write is written (one batch for all of them).
+  size_t state_checkpoint_ms = 100;
+
+  /// Also writes a key's state after every this many of its events; 0: only
+  /// on the timer.
+  size_t state_checkpoint_events = 0;
+
+  /// When the event path waits for the disk.
+  state_sync state_sync_mode = state_sync::checkpoint;
+
+  /// Whether a failed attempt's changes to the state are undone (keylane
+  /// copies the state before each attempt). Turn off for a large state
+  /// whose handler changes nothing before it knows it succeeds.
+  bool state_rollback = true;
+
   // -- [log] ----------------------------------------------------------------
 
   /// Log threshold. `info` by default: nothing on the per-event path logs,
@@ -272,5 +319,7 @@ using settings_ptr = std::shared_ptr<const settings>;
 [[nodiscard]] const char* to_string(jitter_mode x) noexcept;
 [[nodiscard]] const char* to_string(park_mode x) noexcept;
 [[nodiscard]] const char* to_string(output_thread x) noexcept;
+[[nodiscard]] const char* to_string(state_backend x) noexcept;
+[[nodiscard]] const char* to_string(state_sync x) noexcept;
 
 } // namespace keylane

@@ -39,6 +39,9 @@ enum class errc : uint8_t {
   spill_failed,
   /// A config file is larger than `max_config_bytes` (1 MiB).
   config_too_large,
+  /// The keyed-state store could not be opened, read or written, or holds
+  /// bytes that are not a keylane state record.
+  state_store_failed,
 };
 
 /// Returns the name of `x`, for example "window_full".

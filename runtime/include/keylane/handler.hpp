@@ -12,6 +12,7 @@ namespace keylane {
 
 namespace detail {
 class lane;
+class state_slot;
 template <class A, class B>
 class stage_adapter;
 } // namespace detail
@@ -36,15 +37,19 @@ public:
   /// The slot an asynchronous result is moved into. Not for users.
   virtual void* result_slot(detail::event_base& ev) noexcept = 0;
 
+  /// The handler's keyed state (`stateful_handler`), or null. Not for users.
+  virtual detail::state_slot* keyed_state() noexcept { return nullptr; }
+
 protected:
   /// The shard actor this handler's lane runs in: use it to message other
   /// actors (`self()->request(db, timeout, ...).then(...)`). Valid from
   /// `on_activate` on. The shard hosts other keys' lanes too: never block
   /// its thread, and prefer `run_later` to timers of your own. Response
   /// handlers of requests made inside `on_activate`, `on_event` or a
-  /// `run_later` callback are dropped when the lane retires; a request made
-  /// inside a response handler is not tracked, so finish such chains before
-  /// completing the event.
+  /// `run_later` callback are dropped when the lane retires, and those of
+  /// an attempt's requests when that attempt times out
+  /// (`retry.attempt_timeout_ms`); a request made inside a response handler
+  /// is not tracked, so finish such chains before completing the event.
   [[nodiscard]] caf::event_based_actor* self() const noexcept { return self_; }
 
   /// Runs `fn` on this handler's lane after `delay`, without holding a

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <vector>
 #include <memory>
 #include <new>
 #include <utility>
@@ -200,6 +201,17 @@ public:
   /// Sends the runtime's log lines to `w` instead of stderr (an empty
   /// writer restores stderr). Thread-safe.
   void set_log_writer(log_writer w) { eng_->log().redirect(std::move(w)); }
+
+  /// Calls `fn` with the sequence numbers of events whose changes to keyed
+  /// state became durable (`[state]` with a store), on the state writer's
+  /// thread, in the order the writes happened. A source that commits its
+  /// input positions (Kafka) commits an event only after this: then each
+  /// event changes the state exactly once across crashes. Every event that
+  /// ends other than parked is reported once, stateful or not, after each
+  /// of its key's earlier events; set it before submitting.
+  void on_state_durable(std::function<void(const std::vector<uint64_t>&)> fn) {
+    eng_->state().on_durable(std::move(fn));
+  }
 
   /// The actor system the lanes run in; spawn the actors your handlers talk
   /// to here, and end them before the runtime stops.

@@ -65,6 +65,28 @@ struct stats {
   /// End-to-end latency of the events the sink passed on, submit to output
   /// (while `metrics.latency` is on).
   latency_histogram latency;
+
+  // -- keyed state ([state]) ----------------------------------------------------
+
+  /// Keys whose state was loaded (one per activation of a stateful handler),
+  /// and of them, loads that failed (the store or the record was bad).
+  uint64_t state_loads = 0;
+  uint64_t state_load_failures = 0;
+  /// How long loads took (the store's read and the lookup of unwritten
+  /// state; the decode is not counted).
+  latency_histogram state_load_latency;
+  /// Key states written to the store, and their bytes.
+  uint64_t state_writes = 0;
+  uint64_t state_write_bytes = 0;
+  /// Batches written (checkpoints, retires and stops share them).
+  uint64_t state_checkpoints = 0;
+  /// Batch writes the store refused (each is retried until it works).
+  uint64_t state_write_failures = 0;
+  /// Key states taken but not yet written.
+  uint64_t state_pending = 0;
+  /// While state waits to be written: the time since the last batch was
+  /// written; 0 when nothing waits.
+  std::chrono::nanoseconds state_checkpoint_age{0};
 };
 
 /// An event that `stop()` ended before it was delivered.

@@ -1,7 +1,8 @@
 // Shows that an installed keylane is usable from outside: the public headers
-// compile, and a runtime configured from TOML (toml++) with an SQLite park
-// store (SQLite) starts, processes events and drains, so the library and
-// every dependency it needs at link and run time are found.
+// compile, a runtime configured from TOML (toml++) with an SQLite park
+// store (SQLite) starts, processes events and drains, and a RocksDB state
+// store keeps what was written across a reopen, so the library and every
+// dependency it needs at link and run time are found.
 #include <atomic>
 #include <iostream>
 #include <string>
@@ -10,6 +11,7 @@
 #include <keylane/errc.hpp>
 #include <keylane/key.hpp>
 #include <keylane/runtime.hpp>
+#include <keylane/state_store.hpp>
 
 struct doubling : keylane::handler<int, int> {
   void on_event(int& v, keylane::completion<int> done) override {
@@ -52,4 +54,18 @@ int main(int argc, char** argv) {
     return 1;
   (*rt)->stop();
   std::cout << "sum of doubled 1..3 = " << sum.load() << '\n';
+  auto state_path = park_path + ".state";
+  {
+    auto st = keylane::open_rocksdb_state_store(state_path);
+    if (!st || (*st)->write({{"acct-1", "state bytes"}}, true))
+      return 1;
+  }
+  auto st = keylane::open_rocksdb_state_store(state_path, true);
+  if (!st) {
+    std::cout << keylane::render(st.error()) << '\n';
+    return 2;
+  }
+  auto bytes = (*st)->read("acct-1");
+  std::cout << "state of acct-1 after a reopen = "
+            << (bytes && *bytes ? **bytes : std::string{"(none)"}) << '\n';
 }

@@ -17,6 +17,7 @@
 #include "keylane/detail/handler_maker.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/runtime_parts.hpp"
+#include "keylane/detail/state_slot.hpp"
 #include "keylane/detail/unique_function.hpp"
 #include "keylane/handler.hpp"
 #include "keylane/key.hpp"
@@ -124,6 +125,10 @@ public:
   /// Arms a handler timer (`run_later`).
   void schedule(caf::timespan delay, unique_function fn);
 
+  /// A checkpoint: writes the key's state now if no event is running,
+  /// else right after the running one ends.
+  void checkpoint();
+
 private:
   void invoke_current();
   bool start_handler();
@@ -138,6 +143,13 @@ private:
   void call_handler(bool invocation_call, F&& f);
   void note_requests(uint64_t first, uint64_t last);
   std::string doing();
+  // Keyed state (lane_state.cpp).
+  [[nodiscard]] bool load_state();
+  [[nodiscard]] bool begin_state_attempt();
+  void undo_state();
+  void note_applied(outcome status);
+  void note_finished(uint64_t seq);
+  void take_snapshot();
   const settings& policy(); // the live settings, refreshed after a reload
 
   shard* host_;
@@ -163,6 +175,7 @@ private:
   bool awaiting_ = false; // an attempt runs, or a backoff waits
   bool backing_off_ = false;
   clock::time_point attempt_started_;
+  uint64_t attempt_mark_ = 0; // the shard's request mark when it started
   bool idle_reported_ = false;
   bool turn_pending_ = false; // spent its budget, waits for its turn
   uint64_t from_supervisor_ = 0; // events `take` got
@@ -179,6 +192,18 @@ private:
   outcome sync_status_ = outcome::pending;
   bool sync_permanent_ = false;
   std::string sync_error_;
+
+  // Keyed state: the handler's (or null), whether it changed since its
+  // last write, and the events whose changes that write will make durable.
+  state_slot* state_ = nullptr;
+  bool state_dirty_ = false;
+  bool snapshot_due_ = false; // a checkpoint came while an event ran
+  size_t since_write_ = 0;
+  std::vector<uint64_t> applied_seqs_;
+  bool redelivered_ = false; // the running event was applied before
+  bool has_origin_ = false;  // and its source position, if it has one
+  std::string origin_stream_;
+  int64_t origin_pos_ = 0;
 
   uint64_t next_timer_ = 0;
   std::unordered_map<uint64_t, unique_function> timers_;

@@ -11,6 +11,7 @@
 
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/state_round.hpp"
 
 namespace keylane::detail {
 
@@ -99,6 +100,12 @@ public:
   void drop_responses(const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
   /// Removes the ranges whose requests were all answered.
   void keep_unanswered(std::vector<std::pair<uint64_t, uint64_t>>& ranges);
+  /// A lane's state changed since its last write: checkpoint it.
+  void state_dirty(uint64_t lane);
+  /// State writes (and durable events) of this round, staged when it ends,
+  /// before the round's report (a retired key's next lane loads them).
+  [[nodiscard]] state_round& state_out() noexcept { return state_out_; }
+  void stage_state(state_round r);
   /// Tells the sink where event `seq` is (stall log).
   void located(uint64_t seq, const keylane::key& k, std::string where,
                int64_t submitted_ns);
@@ -139,6 +146,10 @@ private:
   std::vector<event_ptr> to_park_;
   clock::time_point parks_since_;
   bool park_wakeup_armed_ = false;
+  // Keyed state: lanes with unwritten changes, and the round's writes.
+  std::vector<uint64_t> state_dirty_;
+  bool checkpoint_armed_ = false;
+  state_round state_out_;
 };
 
 } // namespace keylane::detail

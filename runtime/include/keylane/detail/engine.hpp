@@ -23,6 +23,7 @@
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/payload_ops.hpp"
 #include "keylane/detail/spill_file.hpp"
+#include "keylane/detail/state_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"
 #include "keylane/detail/waiter.hpp"
 #include "keylane/errc.hpp"
@@ -121,6 +122,9 @@ public:
   /// The runtime's log.
   logger& log() noexcept { return log_; }
 
+  /// The keyed-state service.
+  state_service& state() noexcept { return *state_; }
+
 private:
   engine(settings cfg, output_fn out, payload_ops ops);
   static caf::error check_numbers(const settings& cfg);
@@ -142,6 +146,7 @@ private:
   live_settings live_;
   stop_ledger ledger_;
   std::unique_ptr<park_service> parks_;
+  std::unique_ptr<state_service> state_;
   std::unique_ptr<spill_file> spill_;
   ingress ingress_;
   output output_;

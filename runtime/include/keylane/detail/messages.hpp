@@ -90,6 +90,8 @@ using window_atom = caf::atom_constant<caf::atom("kl_window")>;
 using supervisor_atom = caf::atom_constant<caf::atom("kl_super")>;
 // Supervisor or shard to itself: idle for a while, give memory back.
 using trim_atom = caf::atom_constant<caf::atom("kl_trim")>;
+/// A shard's keyed-state checkpoint timer.
+using checkpoint_atom = caf::atom_constant<caf::atom("kl_ckpt")>;
 // Shard to itself: a lane's attempt ran out of time.
 using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 

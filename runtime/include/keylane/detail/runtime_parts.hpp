@@ -18,6 +18,7 @@ class logger;
 class output;
 class park_service;
 class spill_file;
+class state_service;
 class stop_ledger;
 struct payload_ops;
 
@@ -29,6 +30,7 @@ struct runtime_parts {
   ingress& in;
   output& out;
   park_service& parks;
+  state_service& state;
   live_settings& live;
   stop_ledger& ledger;
   counters& pub;

@@ -1,7 +1,8 @@
 #pragma once
 
-// Text formats of keylane-park: JSON strings, base64, ISO-8601 times, hex
-// previews, escaped table cells and a plain-text table.
+// Text formats of the operator tools (keylane-park, keylane-state): JSON
+// strings, base64, ISO-8601 times, hex previews, escaped table cells and a
+// plain-text table.
 
 #include <chrono>
 #include <cstddef>
@@ -10,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace keylane::park_tool {
+namespace keylane::detail {
 
 /// `s` as a JSON string literal, quotes included: `"` and `\` escaped,
 /// control characters as \n, \t, ... or \u00XX. Valid UTF-8 passes
@@ -54,4 +55,4 @@ private:
   std::vector<size_t> right_;
 };
 
-} // namespace keylane::park_tool
+} // namespace keylane::detail

@@ -1,11 +1,11 @@
-#include "format.hpp"
+#include "keylane/detail/text_format.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
 
-namespace keylane::park_tool {
+namespace keylane::detail {
 
 namespace {
 
@@ -198,4 +198,4 @@ void text_table::print(std::ostream& out) const {
   }
 }
 
-} // namespace keylane::park_tool
+} // namespace keylane::detail

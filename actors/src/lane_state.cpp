@@ -1,0 +1,145 @@
+// A lane's keyed state: loading it before the handler activates, undoing a
+// failed attempt's changes, counting each event once, and writing it.
+
+#include <chrono>
+#include <utility>
+
+#include "keylane/detail/lane.hpp"
+#include "keylane/detail/live_settings.hpp"
+#include "keylane/detail/logger.hpp"
+#include "keylane/detail/shard.hpp"
+#include "keylane/detail/state_record.hpp"
+#include "keylane/detail/state_service.hpp"
+#include "keylane/errc.hpp"
+
+namespace keylane::detail {
+
+bool lane::load_state() {
+  auto* slot = handler_->keyed_state();
+  if (!slot)
+    return true;
+  auto fail = [&](const caf::error& err) {
+    activation_error_ = "the state of key " + key_.to_string()
+                        + " could not be loaded: " + render(err);
+    return false;
+  };
+  auto got = parts_.state.load(key_);
+  if (!got)
+    return fail(got.error());
+  if (*got) {
+    auto rec = decode_state_record(**got);
+    if (!rec)
+      return fail(rec.error());
+    if (auto err = slot->load(&*rec))
+      return fail(err);
+    rec->state.clear();
+    slot->meta = std::move(*rec);
+  } else {
+    if (auto err = slot->load(nullptr))
+      return fail(err);
+    slot->meta = state_record{};
+  }
+  state_ = slot;
+  return true;
+}
+
+bool lane::begin_state_attempt() {
+  redelivered_ = false;
+  has_origin_ = state_->origin(*current_, origin_stream_, origin_pos_);
+  if (has_origin_ && origin_pos_ <= state_->meta.position(origin_stream_)) {
+    // The source delivered it again after a crash, and the state holds
+    // its change already: applying it again would count it twice.
+    redelivered_ = true;
+    settle(outcome::skipped, {}, false);
+    return false;
+  }
+  if (!policy().state_rollback)
+    return true;
+  if (auto err = state_->keep()) {
+    settle(outcome::failed,
+           "the state of key " + key_.to_string()
+             + " could not be copied before the attempt: " + render(err),
+           true);
+    return false;
+  }
+  return true;
+}
+
+void lane::undo_state() {
+  if (policy().state_rollback)
+    state_->restore();
+}
+
+void lane::note_applied(outcome) {
+  if (redelivered_)
+    return;
+  ++state_->meta.events;
+  if (has_origin_)
+    state_->meta.advance(origin_stream_, origin_pos_);
+}
+
+void lane::note_finished(uint64_t seq) {
+  if (!parts_.state.enabled())
+    return;
+  if (!state_) {
+    // No state changed, but the event's source may wait to hear that it
+    // is durable: it is, as soon as what came before it is.
+    host_->state_out().seqs.push_back(seq);
+    return;
+  }
+  applied_seqs_.push_back(seq);
+  if (!state_dirty_) {
+    state_dirty_ = true;
+    host_->state_dirty(id_);
+  }
+  const auto& pol = policy();
+  if (pol.state_sync_mode == state_sync::every_event
+      || (pol.state_checkpoint_events != 0
+          && ++since_write_ >= pol.state_checkpoint_events))
+    snapshot_due_ = true;
+}
+
+void lane::checkpoint() {
+  if (!state_ || !state_dirty_)
+    return;
+  if (current_)
+    snapshot_due_ = true; // between attempts or running: after it ends
+  else
+    take_snapshot();
+}
+
+void lane::take_snapshot() {
+  snapshot_due_ = false;
+  if (!state_ || !parts_.state.enabled())
+    return;
+  auto bytes = state_->encode();
+  if (!bytes) {
+    // Its events stay undurable (a source waiting for them holds its
+    // commits): better than writing a state that is not the fold of them.
+    parts_.log.write(log_level::error,
+                     "state: key " + key_.to_string()
+                       + " cannot be encoded, so it is not written: "
+                       + render(bytes.error()));
+    return;
+  }
+  auto rec = state_->meta;
+  rec.state = std::move(*bytes);
+  rec.taken_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  state_round r;
+  r.writes.push_back(state_entry{key_, encode_state_record(rec)});
+  r.seqs = std::move(applied_seqs_);
+  applied_seqs_.clear();
+  state_dirty_ = false;
+  since_write_ = 0;
+  if (policy().state_sync_mode == state_sync::every_event) {
+    // The output waits for the disk, as asked: it leaves in `flush`.
+    if (auto err = parts_.state.write_now(std::move(r)))
+      parts_.log.write(log_level::error, "state: " + render(err));
+    return;
+  }
+  host_->stage_state(std::move(r));
+}
+
+} // namespace keylane::detail

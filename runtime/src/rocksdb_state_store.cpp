@@ -1,0 +1,348 @@
+// The durable state store: a RocksDB database, one entry per key (the key
+// as state_key.hpp spells it, the record's bytes as the value), written
+// through RocksDB's write-ahead log. RocksDB's names stay in this file.
+
+#include <cstdarg>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <utility>
+
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include "state_key.hpp"
+#include "keylane/errc.hpp"
+#include "keylane/state_store.hpp"
+
+namespace keylane {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using db_ptr = std::unique_ptr<rocksdb::DB>;
+
+rocksdb::Slice slice(std::string_view s) {
+  return {s.data(), s.size()};
+}
+
+caf::error refuse(const std::string& path, const std::string& what) {
+  return make_error(errc::state_store_failed,
+                    "state store " + path + ": " + what);
+}
+
+caf::error refuse(const std::string& path, const std::string& what,
+                  const rocksdb::Status& st) {
+  auto text = st.ToString();
+  // RocksDB's words for a held lock: "IO error: While lock file: ..." when
+  // another process holds it, "lock hold by current process" for this one.
+  if (st.IsIOError() && text.find("lock file") != std::string::npos)
+    text += " (another process has the store open for writing: a running"
+            " runtime, or keylane-state erase; only one may)";
+  else if (st.IsIOError()
+           && text.find("lock hold by current process") != std::string::npos)
+    text += " (this process has the store open for writing already)";
+  return refuse(path, what + ": " + text);
+}
+
+/// Discards RocksDB's informational log. A read-only open must not write
+/// into the directory (a running writer's LOG is there, and the reader may
+/// have no right to write): with a logger of our own, RocksDB never opens
+/// a LOG file for it, whatever its version does without one (7.8 creates
+/// none; measured).
+class null_logger final : public rocksdb::Logger {
+public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char*, va_list) override {
+  }
+};
+
+rocksdb::Options make_options(bool read_only) {
+  rocksdb::Options o;
+  // Records are small and read one key at a time: when a key's lane starts
+  // (its first load is usually a miss: a new key), and when it changes.
+  // A bloom filter (10 bits a key, about 1% false positives) answers most
+  // misses without reading a block, and a block cache keeps hot blocks
+  // decoded. Not OptimizeForPointLookup: RocksDB documents it only for
+  // databases that are never iterated, and scan iterates.
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.block_cache = rocksdb::NewLRUCache(32u << 20);
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  // Every open starts a new info LOG; keep a few, not RocksDB's 1000.
+  o.keep_log_file_num = 5;
+  if (read_only)
+    o.info_log = std::make_shared<null_logger>();
+  return o;
+}
+
+/// What a path holds, before RocksDB touches it.
+enum class place { missing, empty, database, other };
+
+caf::expected<place> inspect(const std::string& path) {
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (st.type() == fs::file_type::not_found)
+    return place::missing;
+  if (ec)
+    return refuse(path, "cannot inspect: " + ec.message());
+  if (!fs::is_directory(st))
+    return refuse(path, "not a directory (a RocksDB state store is a"
+                        " directory)");
+  // A RocksDB database always has a CURRENT file naming its MANIFEST.
+  if (fs::is_regular_file(fs::path{path} / "CURRENT", ec))
+    return place::database;
+  auto it = fs::directory_iterator{path, ec};
+  if (ec)
+    return refuse(path, "cannot list: " + ec.message());
+  return it == fs::directory_iterator{} ? place::empty : place::other;
+}
+
+/// Whether the database at `path` carries keylane's marker (true), or no
+/// entry at all (false: a store whose first open stopped before the marker
+/// was written; an error unless `adopt_empty`); an error for any other
+/// database.
+caf::expected<bool> identify(rocksdb::DB& db, const std::string& path,
+                             bool adopt_empty) {
+  std::string value;
+  auto st = db.Get(rocksdb::ReadOptions{}, slice(detail::state_format_key),
+                   &value);
+  if (st.ok()) {
+    if (value != detail::state_format_version)
+      return refuse(path, "a keylane state store of format '" + value
+                            + "', but this build reads format "
+                            + std::string{detail::state_format_version}
+                            + "; use a matching keylane");
+    return true;
+  }
+  if (!st.IsNotFound())
+    return refuse(path, "cannot read keylane's marker", st);
+  std::unique_ptr<rocksdb::Iterator> it{db.NewIterator({})};
+  it->SeekToFirst();
+  if (!it->status().ok())
+    return refuse(path, "cannot read", it->status());
+  if (!it->Valid() && adopt_empty)
+    return false;
+  return refuse(path, "not a keylane state store: a RocksDB database"
+                      " without keylane's marker (a database of another"
+                      " program?); refusing to touch it");
+}
+
+// Only the default column family: a keylane store uses nothing else, and
+// opening a database without naming all of its families fails anyway.
+caf::error check_column_families(const std::string& path) {
+  std::vector<std::string> families;
+  auto st = rocksdb::DB::ListColumnFamilies(make_options(true), path,
+                                            &families);
+  if (!st.ok())
+    return refuse(path, "cannot open", st);
+  if (families.size() == 1 && families[0] == rocksdb::kDefaultColumnFamilyName)
+    return caf::none;
+  std::string names;
+  for (const auto& f : families)
+    names += (names.empty() ? "'" : ", '") + f + "'";
+  return refuse(path, "not a keylane state store: a RocksDB database with"
+                      " the column families " + names
+                        + " (a database of another program?); refusing to"
+                          " touch it");
+}
+
+caf::expected<db_ptr> open_read_only(const std::string& path,
+                                     bool adopt_empty) {
+  rocksdb::DB* raw = nullptr;
+  auto st = rocksdb::DB::OpenForReadOnly(make_options(true), path, &raw);
+  db_ptr db{raw};
+  if (!st.ok())
+    return refuse(path, "cannot open read-only", st);
+  if (auto known = identify(*db, path, adopt_empty); !known)
+    return std::move(known.error());
+  return db;
+}
+
+/// Thread-safe: RocksDB serves concurrent calls; one mutex orders `write`
+/// and `erase` among themselves, so erase's look-then-delete is atomic.
+/// `write` is one WriteBatch through the WAL (all or nothing after a
+/// crash; fsynced before it returns when `sync`). `scan` iterates a
+/// snapshot taken when it starts, so `fn` may call the store meanwhile.
+class rocksdb_state_store final : public state_store {
+public:
+  rocksdb_state_store(std::string path, db_ptr db, bool read_only)
+    : path_(std::move(path)), db_(std::move(db)), read_only_(read_only) {
+  }
+
+  ~rocksdb_state_store() override {
+    // Close reports a failure to flush or sync, which no one could act on
+    // here: the WAL holds every successful write anyway.
+    static_cast<void>(db_->Close());
+  }
+
+  caf::expected<std::optional<std::string>> read(const key& k) override {
+    std::string value;
+    auto st = db_->Get(rocksdb::ReadOptions{},
+                       slice(detail::encode_state_key(k)), &value);
+    if (st.IsNotFound())
+      return std::optional<std::string>{};
+    if (!st.ok())
+      return refuse(path_, "cannot read the state of key '" + k.to_string()
+                             + "'",
+                    st);
+    return std::optional<std::string>{std::move(value)};
+  }
+
+  caf::error write(const std::vector<state_entry>& entries,
+                   bool sync) override {
+    if (read_only_)
+      return refuse(path_, "opened read-only: cannot write");
+    if (entries.empty())
+      return caf::none;
+    rocksdb::WriteBatch batch;
+    for (const auto& e : entries) {
+      auto st = batch.Put(slice(detail::encode_state_key(e.k)),
+                          slice(e.bytes));
+      if (!st.ok())
+        return refuse(path_, "cannot batch a write", st);
+    }
+    rocksdb::WriteOptions opts;
+    opts.sync = sync;
+    std::lock_guard<std::mutex> guard{write_mtx_};
+    auto st = db_->Write(opts, &batch);
+    if (!st.ok())
+      return refuse(path_, "cannot write", st);
+    return caf::none;
+  }
+
+  caf::expected<bool> erase(const key& k) override {
+    if (read_only_)
+      return refuse(path_, "opened read-only: cannot erase");
+    auto name = detail::encode_state_key(k);
+    std::lock_guard<std::mutex> guard{write_mtx_};
+    std::string value;
+    auto st = db_->Get(rocksdb::ReadOptions{}, slice(name), &value);
+    if (st.IsNotFound())
+      return false;
+    if (!st.ok())
+      return refuse(path_, "cannot read the state of key '" + k.to_string()
+                             + "'",
+                    st);
+    // An operator's reset: durable when it returns.
+    rocksdb::WriteOptions opts;
+    opts.sync = true;
+    st = db_->Delete(opts, slice(name));
+    if (!st.ok())
+      return refuse(path_, "cannot erase the state of key '" + k.to_string()
+                             + "'",
+                    st);
+    return true;
+  }
+
+  caf::error scan(
+    const std::function<bool(const key&, std::string_view)>& fn) override {
+    rocksdb::ReadOptions opts;
+    opts.fill_cache = false; // a full scan would evict the hot blocks
+    std::unique_ptr<rocksdb::Iterator> it{db_->NewIterator(opts)};
+    // Reserved keys start with "\0": seek past them.
+    for (it->Seek(rocksdb::Slice{"\x01", 1}); it->Valid(); it->Next()) {
+      auto name = it->key();
+      auto k = detail::decode_state_key({name.data(), name.size()});
+      if (!k)
+        return refuse(path_, "holds the key '" + name.ToString(true)
+                               + "' (hex), which is not a keylane state key");
+      if (!fn(*k, {it->value().data(), it->value().size()}))
+        return caf::none;
+    }
+    if (!it->status().ok())
+      return refuse(path_, "cannot scan", it->status());
+    return caf::none;
+  }
+
+  std::string describe() const override {
+    return "rocksdb at " + path_ + (read_only_ ? " (read-only)" : "");
+  }
+
+private:
+  std::string path_;
+  db_ptr db_;
+  bool read_only_;
+  std::mutex write_mtx_;
+};
+
+} // namespace
+
+caf::expected<std::unique_ptr<state_store>>
+open_rocksdb_state_store(const std::string& path, bool read_only) {
+  auto where = inspect(path);
+  if (!where)
+    return std::move(where.error());
+  switch (*where) {
+    case place::missing:
+      if (read_only)
+        return refuse(path, "no such directory (no runtime has kept state"
+                            " there, or the path is wrong)");
+      break;
+    case place::empty:
+      if (read_only)
+        return refuse(path, "not a keylane state store: the directory is"
+                            " empty (no runtime has kept state there)");
+      break;
+    case place::other:
+      return refuse(path, "not a keylane state store: a directory that is"
+                          " not empty and holds no RocksDB database (no"
+                          " CURRENT file); refusing to touch it");
+    case place::database:
+      if (auto err = check_column_families(path))
+        return err;
+      break;
+  }
+  db_ptr db;
+  if (read_only) {
+    auto ro = open_read_only(path, false);
+    if (!ro)
+      return std::move(ro.error());
+    db = std::move(*ro);
+  } else {
+    auto fresh = *where != place::database;
+    if (fresh) {
+      std::error_code ec;
+      fs::create_directories(path, ec);
+      if (ec)
+        return refuse(path, "cannot create the directory: " + ec.message());
+    } else if (auto ro = open_read_only(path, true); !ro) {
+      // Identified before opening for writing: a writer's open would
+      // already change another program's database (a new MANIFEST, a
+      // flush of its log).
+      return std::move(ro.error());
+    }
+    auto opts = make_options(false);
+    opts.create_if_missing = fresh;
+    rocksdb::DB* raw = nullptr;
+    auto st = rocksdb::DB::Open(opts, path, &raw);
+    db.reset(raw);
+    if (!st.ok())
+      return refuse(path, fresh ? "cannot create" : "cannot open", st);
+    // Checked again under the lock the writer now holds: another process
+    // may have created a database here since `inspect`.
+    auto known = identify(*db, path, true);
+    if (!known)
+      return std::move(known.error());
+    if (!*known) { // a new store, or one whose first open stopped early
+      rocksdb::WriteOptions sync;
+      sync.sync = true;
+      st = db->Put(sync, slice(detail::state_format_key),
+                   slice(detail::state_format_version));
+      if (!st.ok())
+        return refuse(path, "cannot write keylane's marker", st);
+    }
+  }
+  std::unique_ptr<state_store> store
+    = std::make_unique<rocksdb_state_store>(path, std::move(db), read_only);
+  return store;
+}
+
+} // namespace keylane

@@ -1,0 +1,291 @@
+// The state tool's command line: parses it as keylane-park does (same
+// options, same exit statuses), finds DIR (given, or state.path of a
+// config file), opens the store and runs one command of
+// state_tool_commands.cpp.
+
+#include "keylane/state_tool.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "state_tool_commands.hpp"
+#include "keylane/config_loader.hpp"
+#include "keylane/errc.hpp"
+#include "keylane/key.hpp"
+#include "keylane/state_store.hpp"
+
+namespace keylane {
+
+namespace {
+
+using detail::tool_exit_failed;
+using detail::tool_exit_ok;
+using detail::tool_exit_usage;
+using detail::tool_failure;
+
+// %1$s: the program's name.
+constexpr const char* help_text
+  = R"(usage: %1$s COMMAND DIR [KEY] [--int-key]
+       %1$s COMMAND [KEY] [--int-key] --config APP.toml [--set K=V]...
+
+Inspects and resets the keyed state of a keylane state store: the RocksDB
+directory a runtime keeps state in (state.store = "rocksdb", state.path).
+Times are UTC.
+
+commands:
+  list DIR            one line per key with state, in the store's order
+                      (integer keys by value, then string keys by their
+                      bytes): key, kind, events, taken at, state bytes
+  show DIR KEY        the key's record as one JSON object: key, key_kind
+                      ("string" or "integer"), events, origins (an object
+                      {"stream": position}), taken_at, state_bytes,
+                      state_base64, and state (the state decoded, as JSON)
+                      when this tool was built with a renderer for it
+  export DIR [KEY]    JSON lines, one object as show prints it per key (of
+                      every key, or of KEY)
+  erase DIR KEY       removes the key's state: its next event starts from
+                      a fresh state (stop the runtime first)
+
+list, show and export open the store read-only: they change nothing and
+also work while a runtime has the store open (showing what it had written
+when the tool opened it; if RocksDB fails to open it meanwhile, run the
+tool again). erase needs the runtime stopped: only one process may write.
+
+options:
+  --config PATH       takes DIR from the runtime's config file (state.store
+                      must be "rocksdb"; DIR is state.path); then no DIR
+                      argument is given
+  --set SECTION.KEY=VALUE
+                      overrides a key of that config, as the programs that
+                      run the runtime do (repeatable; --set state.path=X
+                      alone names DIR too)
+  --int-key           KEY is an integer key (unsigned 64-bit, decimal);
+                      without it KEY is a string key: "7" and --int-key 7
+                      are different keys
+  --                  ends the options, for a KEY that starts with '-'
+  -h, --help          prints this help
+
+exit status: 0 done, 1 DIR is missing, not a state store, unreadable or
+holds a damaged record (list and export still print the others), 2 wrong
+usage.
+)";
+
+/// The parsed command line.
+struct command_line {
+  std::string command;
+  std::string dir;
+  std::optional<key> k;
+  std::optional<std::string> config; // --config
+  std::vector<std::string> sets;     // --set, in order
+};
+
+/// The tool's name in messages: argv[0]'s file name.
+std::string program_name(int argc, char** argv) {
+  if (argc < 1 || argv[0] == nullptr || *argv[0] == '\0')
+    return "keylane-state";
+  return std::filesystem::path{argv[0]}.filename().string();
+}
+
+std::string help(const std::string& prog) {
+  std::string out = help_text;
+  std::string mark = "%1$s";
+  for (auto at = out.find(mark); at != std::string::npos;
+       at = out.find(mark, at + prog.size()))
+    out.replace(at, mark.size(), prog);
+  return out;
+}
+
+class parser {
+public:
+  explicit parser(std::string prog) : prog_(std::move(prog)) {}
+
+  std::optional<tool_failure> parse(int argc, char** argv, command_line& cl,
+                                    bool& want_help) {
+    std::vector<std::string> args;
+    bool int_key = false;
+    bool options = true;
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      auto value = [&](const char* name) -> std::optional<std::string> {
+        auto eq = std::string{name} + "=";
+        if (a.rfind(eq, 0) == 0)
+          return a.substr(eq.size());
+        if (a == name && i + 1 < argc)
+          return std::string{argv[++i]};
+        return std::nullopt;
+      };
+      if (options && (a == "-h" || a == "--help")) {
+        want_help = true;
+      } else if (options && a == "--int-key") {
+        int_key = true;
+      } else if (options && (a == "--config" || a.rfind("--config=", 0) == 0)) {
+        auto v = value("--config");
+        if (!v)
+          return usage("--config needs a PATH");
+        cl.config = std::move(*v);
+      } else if (options && (a == "--set" || a.rfind("--set=", 0) == 0)) {
+        auto v = value("--set");
+        if (!v)
+          return usage("--set needs SECTION.KEY=VALUE");
+        cl.sets.push_back(std::move(*v));
+      } else if (options && a == "--") {
+        options = false;
+      } else if (options && a.size() > 1 && a[0] == '-') {
+        return usage("unknown option '" + a + "'");
+      } else {
+        args.push_back(std::move(a));
+      }
+    }
+    if (want_help)
+      return std::nullopt;
+    if (args.empty())
+      return usage("missing COMMAND (list, show, export or erase)");
+    cl.command = args[0];
+    // With --config or --set, DIR comes from the settings: one argument less.
+    auto from_settings = cl.config || !cl.sets.empty();
+    if (from_settings)
+      args.insert(args.begin() + 1, std::string{});
+    size_t min_args = 2, max_args = 3;
+    if (cl.command == "list")
+      max_args = 2;
+    else if (cl.command == "show" || cl.command == "erase")
+      min_args = 3;
+    else if (cl.command != "export")
+      return usage("unknown command '" + cl.command
+                   + "' (list, show, export or erase)");
+    if (args.size() < min_args)
+      return usage("'" + cl.command + "' needs "
+                   + (from_settings ? "KEY (DIR comes from the config)"
+                      : min_args == 2 ? "DIR"
+                                      : "DIR and KEY"));
+    if (args.size() > max_args)
+      return usage("'" + cl.command + "' takes "
+                   + (from_settings
+                        ? (max_args == 2 ? "no argument" : "only KEY")
+                            + std::string{" with --config or --set (DIR"
+                                          " comes from the config)"}
+                      : max_args == 2 ? std::string{"only DIR"}
+                                      : std::string{"DIR and KEY"})
+                   + "; unexpected '" + args[max_args] + "'");
+    cl.dir = args[1];
+    if (args.size() < 3) {
+      if (int_key)
+        return usage("--int-key needs a KEY");
+      return std::nullopt;
+    }
+    const auto& text = args[2];
+    if (!int_key) {
+      cl.k = key{text};
+      return std::nullopt;
+    }
+    uint64_t x = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+      return usage("--int-key: KEY '" + text
+                   + "' is not an unsigned 64-bit decimal integer");
+    cl.k = key{x};
+    return std::nullopt;
+  }
+
+private:
+  tool_failure usage(const std::string& what) const {
+    return {tool_exit_usage, what + "\n(see '" + prog_ + " --help')"};
+  }
+
+  std::string prog_;
+};
+
+/// DIR from --config and --set: state.path of a "rocksdb" state store.
+std::optional<tool_failure> dir_from_settings(command_line& cl,
+                                              const std::string& prog) {
+  settings s;
+  if (cl.config) {
+    auto loaded = load(*cl.config);
+    if (!loaded)
+      return tool_failure{tool_exit_failed, render(loaded.error())};
+    s = std::move(*loaded);
+  }
+  if (auto err = apply_overrides(s, cl.sets))
+    return tool_failure{tool_exit_usage, render(err)};
+  // --set state.path alone implies the rocksdb store.
+  if (!cl.config && s.state_store == state_backend::none
+      && !s.state_path.empty())
+    s.state_store = state_backend::rocksdb;
+  if (s.state_store != state_backend::rocksdb)
+    return tool_failure{tool_exit_failed,
+                        s.origin + ": state.store = \""
+                          + to_string(s.state_store) + "\": " + prog
+                          + " reads only a \"rocksdb\" state store"};
+  cl.dir = s.state_path;
+  return std::nullopt;
+}
+
+/// Opens DIR without ever creating a store: read-only for list, show and
+/// export; for erase, read-only first (which refuses a missing, empty or
+/// foreign directory), then for writing.
+std::optional<tool_failure> open(const command_line& cl,
+                                 std::unique_ptr<state_store>& out) {
+  auto ro = open_rocksdb_state_store(cl.dir, true);
+  if (!ro)
+    return tool_failure{tool_exit_failed, render(ro.error())};
+  if (cl.command != "erase") {
+    out = std::move(*ro);
+    return std::nullopt;
+  }
+  ro->reset();
+  auto rw = open_rocksdb_state_store(cl.dir, false);
+  if (!rw)
+    return tool_failure{tool_exit_failed, render(rw.error())};
+  out = std::move(*rw);
+  return std::nullopt;
+}
+
+std::optional<tool_failure> run(int argc, char** argv,
+                                const state_renderer& renderer,
+                                detail::tool_output& io) {
+  command_line cl;
+  bool want_help = false;
+  if (auto f = parser{io.prog}.parse(argc, argv, cl, want_help))
+    return f;
+  if (want_help) {
+    io.out << help(io.prog);
+    return std::nullopt;
+  }
+  if (cl.config || !cl.sets.empty())
+    if (auto f = dir_from_settings(cl, io.prog))
+      return f;
+  std::unique_ptr<state_store> store;
+  if (auto f = open(cl, store))
+    return f;
+  if (cl.command == "list")
+    return detail::list_states(*store, cl.dir, io);
+  if (cl.command == "show")
+    return detail::show_state(*store, cl.dir, *cl.k, renderer, io);
+  if (cl.command == "export")
+    return detail::export_states(*store, cl.dir, cl.k, renderer, io);
+  return detail::erase_state(*store, cl.dir, *cl.k, io);
+}
+
+} // namespace
+
+int run_state_tool(int argc, char** argv, state_renderer renderer) {
+  detail::tool_output io{std::cout, std::cerr, program_name(argc, argv)};
+  auto f = run(argc, argv, renderer, io);
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << io.prog << ": cannot write the output\n";
+    return tool_exit_failed;
+  }
+  if (!f)
+    return tool_exit_ok;
+  std::cerr << io.prog << ": " << f->message << '\n';
+  return f->status;
+}
+
+} // namespace keylane
