@@ -135,8 +135,8 @@ keylane_smoke_example_exit("pipeline rejects a bad --set" pipeline 2
   "--set runtime.max_active_keys=0: must be >= 1" --quick
   --set runtime.max_active_keys=0)
 
-# The README example: its balance survives the lane's retire (on_activate
-# loads what on_retire saved), and a run_later timer finishes each event.
+# The README example: its balance survives the lane's retire (keyed state
+# in memory), and a run_later timer finishes each event.
 keylane_smoke_example("readme example keeps state across a retire" readme_example
   "acct-7 100\nacct-7 300\nacct-7 250\n"
   ${PROJECT_SOURCE_DIR}/examples/readme/app.toml)
@@ -144,3 +144,12 @@ add_test(NAME "readme: the first C++ block is examples/readme/main.cpp"
   COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
           -DSOURCE=${PROJECT_SOURCE_DIR}/examples/readme/main.cpp
           -P ${CMAKE_CURRENT_LIST_DIR}/readme_example.cmake)
+
+if(TARGET balances)
+  add_test(NAME "example: balances keeps its state across a restart"
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:balances>
+            -DWORK=${CMAKE_CURRENT_BINARY_DIR}/balances-smoke
+            -P ${PROJECT_SOURCE_DIR}/examples/balances/smoke_check.cmake)
+  set_tests_properties("example: balances keeps its state across a restart"
+    PROPERTIES LABELS "example" TIMEOUT 300)
+endif()

@@ -17,6 +17,9 @@ keylane::settings default_settings() {
   s.scheduler = keylane::scheduler_policy::sharing;
   s.threads = 2;
   s.handler = handler_name;
+  // Balances outlive a lane's retire; --set state.store=rocksdb
+  // --set state.path=DIR keeps them across runs too.
+  s.state_store = keylane::state_backend::memory;
   return s;
 }
 

@@ -23,10 +23,6 @@ ledger_handler::ledger_handler(const keylane::handler_params& params,
                                std::shared_ptr<lane_context> ctx)
   : options_(handler_options::from(params)), ctx_(std::move(ctx)) {}
 
-void ledger_handler::on_activate(const keylane::key& k) {
-  state_ = ctx_->store.load(k.str());
-}
-
 void ledger_handler::on_event(ledger_event& ev,
                               keylane::completion<ledger_result> done) {
   // Both response handlers need the completion and CAF copies them, so
@@ -38,17 +34,13 @@ void ledger_handler::on_event(ledger_event& ev,
               static_cast<int64_t>(ev.latency.count()))
     .then(
       [this, ev, pending](int64_t) {
-        bool accepted = apply(state_, ev);
+        bool accepted = apply(state(), ev);
         ctx_->measured.applied(ev, accepted);
-        pending->ok(ledger_result{accepted, state_.balance});
+        pending->ok(ledger_result{accepted, state().balance});
       },
       [pending](caf::error& err) {
         pending->fail("database: " + caf::to_string(err));
       });
-}
-
-void ledger_handler::on_retire(const keylane::key& k) {
-  ctx_->store.save(k.str(), state_);
 }
 
 } // namespace ledger

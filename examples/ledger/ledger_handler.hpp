@@ -9,10 +9,9 @@
 #include <caf/actor.hpp>
 
 #include <keylane/config.hpp>
-#include <keylane/handler.hpp>
+#include <keylane/stateful_handler.hpp>
 
 #include "account.hpp"
-#include "store.hpp"
 #include "tally.hpp"
 #include "workload.hpp"
 
@@ -35,37 +34,35 @@ struct handler_options {
   static handler_options from(const keylane::handler_params& params);
 };
 
-/// What every lane's handler shares: the store, the database actor and the
-/// way's tally. Filled before the first event is submitted.
+/// What every lane's handler shares: the database actor and the way's
+/// tally. Filled before the first event is submitted.
 struct lane_context {
   explicit lane_context(const workload& w,
                         keylane::cli::progress* shown = nullptr)
     : measured(w, shown) {}
-  account_store store;
   caf::actor db;
   tally measured;
 };
 
-/// Loads the account's state when its lane starts, sends each event to the
-/// database and applies it when the database answers, and flushes the state
-/// when the lane retires. keylane starts the next event of the account only
-/// after the previous one completed, so the state needs no lock.
-class ledger_handler : public keylane::handler<ledger_event, ledger_result> {
+/// Sends each event to the database and applies it to the account's state
+/// when the database answers. The state is keylane's keyed state
+/// (`[state]`): loaded before the account's first event, kept across its
+/// lane's retires (and, with `state.store = "rocksdb"`, restarts), and
+/// undone when an attempt fails. keylane starts the next event of the
+/// account only after the previous one completed, so it needs no lock.
+class ledger_handler
+  : public keylane::stateful_handler<ledger_event, ledger_result,
+                                     account_state> {
 public:
   ledger_handler(const keylane::handler_params& params,
                  std::shared_ptr<lane_context> ctx);
 
-  void on_activate(const keylane::key& k) override;
-
   void on_event(ledger_event& ev,
                 keylane::completion<ledger_result> done) override;
-
-  void on_retire(const keylane::key& k) override;
 
 private:
   handler_options options_;
   std::shared_ptr<lane_context> ctx_;
-  account_state state_;
 };
 
 } // namespace ledger

@@ -1,33 +1,27 @@
 #include <chrono>
 #include <cstdio>
-#include <map>
-#include <mutex>
-#include <string>
 #include <thread>
 #include <keylane/config_loader.hpp>
 #include <keylane/runtime.hpp>
+#include <keylane/stateful_handler.hpp>
 
-std::mutex db_mtx; // stands in for your database: lanes run on many threads
-std::map<std::string, long> db;
+struct account { long total = 0; };
+template <class Inspector> // how the state is written: CAF's inspect
+typename Inspector::result_type inspect(Inspector& f, account& x) {
+  return f(x.total);
+}
 
-// One instance per *active* key. Members live only as long as the key's
-// lane: after `lane_linger_ms` without events the lane retires and the
-// instance is destroyed, so load what must last on activate, save on retire.
-struct balance : keylane::handler<long, long> {
-  long total = 0;
-  void on_activate(const keylane::key& k) override {
-    std::lock_guard<std::mutex> guard{db_mtx};
-    total = db[k.to_string()];
-  }
-  void on_retire(const keylane::key& k) override {
-    std::lock_guard<std::mutex> guard{db_mtx};
-    db[k.to_string()] = total;
-  }
+// One instance per *active* key. Its lane retires after `lane_linger_ms`
+// without events; `state()` outlives it: keylane loads the key's state
+// before its first event and writes it back ([state] store in app.toml).
+struct balance : keylane::stateful_handler<long, long, account> {
   void on_event(long& amount, keylane::completion<long> done) override {
-    total += amount;
+    state().total += amount;
     // Finish now (done.ok(total)) or later: a timer, a response, a thread.
     run_later(std::chrono::milliseconds(1),
-              [done = std::move(done), t = total]() mutable { done.ok(t); });
+              [done = std::move(done), t = state().total]() mutable {
+                done.ok(t);
+              });
   }
 };
 
@@ -48,7 +42,7 @@ int main(int argc, char** argv) {
   if (!run.drain()) return 1; // every accepted event came out
   while (run.stats().active_lanes != 0) // idle past lane_linger_ms: retired
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  (void)run.submit("acct-7", -50L); // a new lane: on_activate loads 300
+  (void)run.submit("acct-7", -50L); // a new lane, whose state() holds 300
   if (!run.drain()) return 1;
   run.stop();
 }
