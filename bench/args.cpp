@@ -63,9 +63,15 @@ std::string usage(const char* argv0) {
       << "  --producers N      producer threads of the throughput runs, each\n"
          "                     submitting the events of its share of the keys\n"
          "                     (default 1; above 1 for keylane ways only)\n"
-      << "  --ways a,b         ways to run (default all):";
-  for (auto& w : way_names())
+      << "  --ways a,b         ways to run (default all but the keyed-state "
+         "ones):\n                    ";
+  for (auto& w : default_way_names())
     out << " " << w;
+  out << "\n                     on request: keylane_state (keylane_per_key "
+         "with per-key state in\n"
+         "                     RocksDB, a fresh temporary directory per run, "
+         "checkpoint 100 ms),\n"
+         "                     keylane_state_memory (the same in memory)";
   out << "\n  --workloads x,y    workloads to run (default all):";
   for (auto& w : workload_names())
     out << " " << w;
@@ -233,7 +239,7 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
   if (error = check_keylane_overrides(o.sets); !error.empty())
     return std::nullopt;
   if (o.ways.empty())
-    o.ways = way_names();
+    o.ways = default_way_names();
   if (o.producers > 1)
     for (auto& w : o.ways)
       if (w.rfind("keylane_", 0) != 0) {

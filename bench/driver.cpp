@@ -140,6 +140,7 @@ sample run_once(const way_spec& spec, const workload& wl, const run_params& p) {
   auto t1 = now_ns();
   auto cpu1 = process_cpu_seconds();
   auto stat1 = sample_cpu();
+  s.state = w->keyed_state();
   s.peak_rss_mb = peak_rss_mb();
   s.seconds = static_cast<double>(t1 - t0) * 1e-9;
   s.cpu_s = cpu1 - cpu0;

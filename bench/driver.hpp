@@ -3,6 +3,7 @@
 // Runs one way once on one workload and measures it.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "histogram.hpp"
@@ -60,6 +61,9 @@ struct sample {
   uint64_t rejected_submits = 0;
   /// Share of the machine busy with other work meanwhile (0..1).
   double other_load = 0;
+  /// Stateful ways: the keyed-state figures at the end of the measured
+  /// span (writes after it, on retire and at stop, are not in them).
+  std::optional<state_figures> state;
 };
 
 /// Runs `spec` once. Aborts the process if the way hangs well past

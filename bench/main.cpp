@@ -112,7 +112,7 @@ std::vector<row> run_sysalloc_child(const options& o, std::string& note) {
 std::string row_line(const row& r) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
-                "   %-16s %-9s %-8s %-12s work %-4llu %10.0f ev/s  p99 %8.1f us"
+                "   %-20s %-9s %-8s %-12s work %-4llu %10.0f ev/s  p99 %8.1f us"
                 "  viol %llu%s\n",
                 r.way.c_str(), r.scheduler.c_str(), r.allocator.c_str(),
                 r.workload.c_str(), static_cast<unsigned long long>(r.work_ns),

@@ -48,6 +48,28 @@ void visit_fields(row& r, F&& f) {
   f("rejected_submits", r.rejected_submits);
 }
 
+// The keyed-state fields, after the others: in a record always, in JSON
+// only for a stateful row.
+template <class F>
+void visit_state_fields(row& r, F&& f) {
+  f("state_store", r.state_store);
+  f("state_loads", r.state_loads);
+  f("state_load_p50_us", r.state_load_p50_us);
+  f("state_load_p99_us", r.state_load_p99_us);
+  f("state_load_mean_us", r.state_load_mean_us);
+  f("state_writes", r.state_writes);
+  f("state_write_bytes", r.state_write_bytes);
+  f("state_checkpoints", r.state_checkpoints);
+  f("state_writes_per_s", r.state_writes_per_s);
+  f("state_failures", r.state_failures);
+}
+
+template <class F>
+void visit_record_fields(row& r, F&& f) {
+  visit_fields(r, f);
+  visit_state_fields(r, f);
+}
+
 std::string num(double x) {
   if (!std::isfinite(x))
     return "null";
@@ -90,6 +112,8 @@ std::string si(double x) {
 
 // The largest distance of min or max from the median, in % of it.
 int spread_pct(const figure& f) {
+  if (!std::isfinite(f.median) || !std::isfinite(f.max))
+    return 0;
   if (f.median <= 0)
     return 0;
   double d = std::max(f.max - f.median, f.median - f.min);
@@ -111,6 +135,29 @@ std::string pad(const std::string& s, size_t w) {
 
 std::string lpad(const std::string& s, size_t w) {
   return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
+
+// A load latency bucket bound: "<=10", or ">10s" for the unbounded one.
+std::string bound_us(double x) {
+  return std::isfinite(x) ? "<=" + si(x) : std::string{">10s"};
+}
+
+// The keyed-state figures of a stateful row, one line.
+std::string state_line(const row& r) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, " (mean %.1f)", r.state_load_mean_us.median);
+  auto mb = r.state_write_bytes.median / (1 << 20);
+  char mbs[32];
+  std::snprintf(mbs, sizeof mbs, "%.2f MiB", mb);
+  auto out = "state (" + r.state_store + "): " + cell(r.state_loads)
+             + " loads, p50 " + bound_us(r.state_load_p50_us.median)
+             + " / p99 " + bound_us(r.state_load_p99_us.median) + " us" + buf
+             + "; " + cell(r.state_writes) + " writes (" + mbs + ") in "
+             + cell(r.state_checkpoints) + " batches, "
+             + cell(r.state_writes_per_s) + " writes/s";
+  if (r.state_failures != 0)
+    out += "; " + std::to_string(r.state_failures) + " FAILED loads/writes";
+  return out;
 }
 
 } // namespace
@@ -164,7 +211,7 @@ void print_table(std::ostream& out, const run_info& info,
     if (group != last_group) {
       last_group = group;
       out << "\n== " << group << "\n";
-      out << lpad("way", 34) << pad("events/s", 13) << pad("cpu ns/ev", 13)
+      out << lpad("way", 38) << pad("events/s", 13) << pad("cpu ns/ev", 13)
           << pad("p50", 13) << pad("p99", 13) << pad("p99.9", 13) << " @"
           << lpad("rate", 6) << pad("p50", 13) << pad("p99", 13)
           << pad("p99.9", 13) << " @" << lpad("half", 7) << pad("peakMB", 12)
@@ -181,7 +228,7 @@ void print_table(std::ostream& out, const run_info& info,
     auto rate = (r.overloaded ? std::string{"ovl"} : si(r.rate))
                 + (r.pacer_p99_us.median > 1000 ? "~" : "");
     auto half = si(r.half_rate) + (r.pacer_p99_half_us.median > 1000 ? "~" : "");
-    out << lpad(name, 34) << pad(cell(r.events_per_s), 13)
+    out << lpad(name, 38) << pad(cell(r.events_per_s), 13)
         << pad(cell(r.cpu_ns_per_event), 13) << pad(cell(r.p50_us), 13)
         << pad(cell(r.p99_us), 13) << pad(cell(r.p999_us), 13) << " @"
         << lpad(rate, 6) << pad(cell(r.p50_half_us), 13)
@@ -195,6 +242,8 @@ void print_table(std::ostream& out, const run_info& info,
     if (r.rejected_submits != 0)
       out << "    " << r.rejected_submits
           << " submits rejected (overflow = reject) and retried\n";
+    if (!r.state_store.empty())
+      out << "    " << state_line(r) << "\n";
     if (!r.completed || !r.notes.empty())
       out << "    " << (r.completed ? "" : "INCOMPLETE: ") << r.notes << "\n";
   }
@@ -250,6 +299,8 @@ void print_markdown(std::ostream& out, const run_info& info,
       out << "| ↳ " << r.rejected_submits
           << " submits rejected (overflow = reject) and retried | | | | | | "
              "| | |\n";
+    if (!r.state_store.empty())
+      out << "| ↳ " << state_line(r) << " | | | | | | | | |\n";
     if (!r.completed)
       out << "| ↳ INCOMPLETE: " << r.notes << " | | | | | | | | |\n";
   }
@@ -260,7 +311,7 @@ void print_json(std::ostream& out, const std::vector<row>& rows) {
   for (size_t i = 0; i < rows.size(); ++i) {
     auto r = rows[i];
     std::string obj = "{", spread;
-    visit_fields(r, [&](const char* name, auto& v) {
+    auto put = [&](const char* name, auto& v) {
       using T = std::decay_t<decltype(v)>;
       if constexpr (std::is_same_v<T, std::string>) {
         if (std::string{name} == "scheduler" && v.empty())
@@ -277,7 +328,10 @@ void print_json(std::ostream& out, const std::vector<row>& rows) {
       } else {
         obj += quoted(name) + ": " + num(v) + ", ";
       }
-    });
+    };
+    visit_fields(r, put);
+    if (!r.state_store.empty())
+      visit_state_fields(r, put);
     obj += "\"spread\": {" + spread + "}}";
     out << "  " << obj << (i + 1 < rows.size() ? ",\n" : "\n");
   }
@@ -287,7 +341,7 @@ void print_json(std::ostream& out, const std::vector<row>& rows) {
 std::string to_record(const row& r0) {
   auto r = r0;
   std::string line;
-  visit_fields(r, [&](const char* name, auto& v) {
+  visit_record_fields(r, [&](const char* name, auto& v) {
     using T = std::decay_t<decltype(v)>;
     line += (line.empty() ? "" : "\t") + std::string{name} + "=";
     if constexpr (std::is_same_v<T, std::string>)
@@ -314,7 +368,7 @@ bool from_record(const std::string& line, row& r) {
       return false;
     auto key = field.substr(0, eq);
     auto val = field.substr(eq + 1);
-    visit_fields(r, [&](const char* name, auto& v) {
+    visit_record_fields(r, [&](const char* name, auto& v) {
       if (key != name)
         return;
       ++seen;

@@ -51,6 +51,26 @@ struct row {
   /// Submits turned away by `runtime.overflow = reject` and retried, over
   /// all runs of the row (0 with overflow = block).
   uint64_t rejected_submits = 0;
+
+  // -- keyed state: the keylane_state ways only (absent from other rows'
+  // JSON). Per throughput run, up to its last delivery (the writes on
+  // retire and at stop after it are not counted).
+
+  /// The state store ("rocksdb", "memory"); "" for a way without state.
+  std::string state_store;
+  /// Key states loaded (one per lane activation).
+  figure state_loads;
+  /// Load latency, us: the median and p99 as the upper bound of the
+  /// `keylane::latency_histogram` bucket holding them (10, 25, 50, 100,
+  /// ... us), and the exact mean.
+  figure state_load_p50_us, state_load_p99_us, state_load_mean_us;
+  /// Key states written, their bytes, and the batches they went in.
+  figure state_writes, state_write_bytes, state_checkpoints;
+  /// `state_writes` over the run's wall time (first submit to last
+  /// delivery).
+  figure state_writes_per_s;
+  /// Loads and batch writes that failed, over all throughput runs.
+  uint64_t state_failures = 0;
 };
 
 /// Facts about the whole run, printed above the table.

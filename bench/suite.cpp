@@ -24,6 +24,56 @@ std::vector<double> collect(const std::vector<sample>& ss,
   return out;
 }
 
+// The upper bound, in us, of the bucket of `h` that holds quantile `q`
+// (keylane's histogram keeps counts per bucket only); +inf in the
+// unbounded last bucket, 0 when `h` is empty.
+double bucket_quantile_us(const latency_histogram& h, double q) {
+  if (h.count == 0)
+    return 0;
+  auto n = static_cast<double>(h.count);
+  auto rank = static_cast<uint64_t>(std::ceil(q * n));
+  rank = std::max<uint64_t>(rank, 1);
+  uint64_t seen = 0;
+  for (size_t i = 0; i < h.counts.size(); ++i) {
+    seen += h.counts[i];
+    if (seen >= rank)
+      return i < h.bounds_us.size() ? static_cast<double>(h.bounds_us[i])
+                                    : HUGE_VAL;
+  }
+  return HUGE_VAL;
+}
+
+// The keyed-state figures of the throughput runs (stateful ways).
+void add_state_figures(row& r, const std::vector<sample>& tput) {
+  std::vector<double> loads, p50, p99, mean, writes, bytes, batches, per_s;
+  for (auto& s : tput) {
+    if (!s.state)
+      continue;
+    auto& st = *s.state;
+    loads.push_back(static_cast<double>(st.loads));
+    p50.push_back(bucket_quantile_us(st.load_latency, 0.5));
+    p99.push_back(bucket_quantile_us(st.load_latency, 0.99));
+    mean.push_back(st.load_latency.count
+                     ? static_cast<double>(st.load_latency.sum.count()) / 1e3
+                         / static_cast<double>(st.load_latency.count)
+                     : 0.0);
+    writes.push_back(static_cast<double>(st.writes));
+    bytes.push_back(static_cast<double>(st.write_bytes));
+    batches.push_back(static_cast<double>(st.checkpoints));
+    per_s.push_back(s.seconds > 0 ? static_cast<double>(st.writes) / s.seconds
+                                  : 0.0);
+    r.state_failures += st.load_failures + st.write_failures;
+  }
+  r.state_loads = summarize(loads);
+  r.state_load_p50_us = summarize(p50);
+  r.state_load_p99_us = summarize(p99);
+  r.state_load_mean_us = summarize(mean);
+  r.state_writes = summarize(writes);
+  r.state_write_bytes = summarize(bytes);
+  r.state_checkpoints = summarize(batches);
+  r.state_writes_per_s = summarize(per_s);
+}
+
 void add_note(std::string& notes, const std::string& n) {
   if (n.empty() || notes.find(n) != std::string::npos)
     return;
@@ -86,6 +136,9 @@ row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
       add_note(r.notes, s.note);
     }
   r.other_load_pct = summarize(loads);
+  r.state_store = spec.state_store;
+  if (!r.state_store.empty())
+    add_state_figures(r, c.tput);
   return r;
 }
 

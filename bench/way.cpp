@@ -7,8 +7,17 @@ namespace keylane::bench {
 const std::vector<std::string>& way_names() {
   static const std::vector<std::string> names{
     "single_loop", "shared_queue",  "hash_partitions", "asio_strand",
-    "caf_naive",   "keylane_none", "keylane_per_key", "keylane_global"};
+    "caf_naive",   "keylane_none", "keylane_per_key", "keylane_global",
+    "keylane_state", "keylane_state_memory"};
   return names;
+}
+
+std::vector<std::string> default_way_names() {
+  std::vector<std::string> out;
+  for (auto& n : way_names())
+    if (n.rfind("keylane_state", 0) != 0)
+      out.push_back(n);
+  return out;
 }
 
 std::vector<way_spec>
@@ -20,15 +29,15 @@ make_way_specs(const std::vector<std::string>& names,
     return std::find(names.begin(), names.end(), n) != names.end();
   };
   if (wanted("single_loop"))
-    out.push_back({"single_loop", true, "", make_single_loop});
+    out.push_back({"single_loop", true, "", "", make_single_loop});
   if (wanted("shared_queue"))
-    out.push_back({"shared_queue", false, "", make_shared_queue});
+    out.push_back({"shared_queue", false, "", "", make_shared_queue});
   if (wanted("hash_partitions"))
-    out.push_back({"hash_partitions", true, "", make_hash_partitions});
+    out.push_back({"hash_partitions", true, "", "", make_hash_partitions});
   if (wanted("asio_strand"))
-    out.push_back({"asio_strand", true, "", make_asio_strand});
+    out.push_back({"asio_strand", true, "", "", make_asio_strand});
   if (wanted("caf_naive"))
-    out.push_back({"caf_naive", true, "", make_caf_naive});
+    out.push_back({"caf_naive", true, "", "", make_caf_naive});
   // keylane_none emits in completion order: per-key order is expected from
   // the lanes but not promised by order = none, so it is reported, not
   // asserted.
@@ -37,9 +46,21 @@ make_way_specs(const std::vector<std::string>& names,
     if (!wanted(name))
       continue;
     for (auto& sched : schedulers)
-      out.push_back({name, std::string{order} != "none", sched,
+      out.push_back({name, std::string{order} != "none", sched, "",
                      [order, sched, sets] {
                        return make_keylane(order, sched, sets);
+                     }});
+  }
+  // keylane_per_key with keyed state: the cost of the state API
+  // (_memory) and of RocksDB on top of it.
+  for (const char* store : {"rocksdb", "memory"}) {
+    auto name = std::string{"keylane_state"}
+                + (std::string{store} == "rocksdb" ? "" : "_memory");
+    if (!wanted(name))
+      continue;
+    for (auto& sched : schedulers)
+      out.push_back({name, true, sched, store, [store, sched, sets] {
+                       return make_keylane_state(store, sched, sets);
                      }});
   }
   return out;

@@ -6,13 +6,30 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <keylane/latency.hpp>
 
 #include "item.hpp"
 #include "output.hpp"
 
 namespace keylane::bench {
+
+/// Keyed-state figures of one run of a stateful way (`keylane_state*`),
+/// from `keylane::runtime::stats()`.
+struct state_figures {
+  /// Key states loaded (one per lane activation) and how long each took.
+  uint64_t loads = 0;
+  uint64_t load_failures = 0;
+  latency_histogram load_latency;
+  /// Key states written, their bytes, and the batches they went in.
+  uint64_t writes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t checkpoints = 0;
+  uint64_t write_failures = 0;
+};
 
 /// One way of processing keyed events. The driver calls, in this order:
 /// `start`, `submit` for every event (from one producer thread), waits on
@@ -43,6 +60,11 @@ public:
   /// taken; 0 for ways that only block.
   [[nodiscard]] virtual uint64_t rejected_submits() const { return 0; }
 
+  /// The keyed-state figures so far (stateful ways), or nothing.
+  [[nodiscard]] virtual std::optional<state_figures> keyed_state() const {
+    return std::nullopt;
+  }
+
   /// Ends threads and actors. Returns a note on anything odd, or "".
   virtual std::string stop() = 0;
 };
@@ -50,18 +72,25 @@ public:
 /// A way with its report name and variant.
 struct way_spec {
   /// single_loop, shared_queue, hash_partitions, asio_strand, caf_naive,
-  /// keylane_none, keylane_per_key or keylane_global.
+  /// keylane_none, keylane_per_key, keylane_global, keylane_state or
+  /// keylane_state_memory.
   std::string name;
   /// True when the way promises per-key order (violations fail the run).
   bool ordered = true;
   /// CAF scheduler of a keylane way ("sharing" or "stealing"), else "".
   std::string scheduler;
+  /// The state store of a stateful way ("rocksdb" or "memory"), else "".
+  std::string state_store;
   /// Builds a fresh instance.
   std::function<std::unique_ptr<way>()> make;
 };
 
 /// Names of all ways, in report order.
 [[nodiscard]] const std::vector<std::string>& way_names();
+
+/// The ways run when `--ways` is not given: all but the keyed-state ones
+/// (`keylane_state`, `keylane_state_memory`), which run on request.
+[[nodiscard]] std::vector<std::string> default_way_names();
 
 /// The specs of `names` (in report order), with every scheduler in
 /// `schedulers` for the keylane ways, whose settings get the overrides
@@ -83,11 +112,18 @@ std::unique_ptr<way> make_caf_naive();
 std::unique_ptr<way> make_keylane(const std::string& order,
                                   const std::string& scheduler,
                                   const std::vector<std::string>& sets);
+/// keylane_per_key with a `keylane::stateful_handler` keeping a small
+/// per-key state in `store` ("rocksdb": a fresh temporary directory per
+/// run, removed after it; "memory").
+std::unique_ptr<way> make_keylane_state(const std::string& store,
+                                        const std::string& scheduler,
+                                        const std::vector<std::string>& sets);
 
 /// Checks `--set` overrides of the keylane ways: valid for keylane (as
 /// `keylane::apply_overrides` sees them, on the ways' settings) and not of
 /// a key the benchmark sets itself (runtime.order, scheduler.policy,
-/// handler.*). Returns every problem, one a line, or "".
+/// handler.*, state.store, state.path). Returns every problem, one a
+/// line, or "".
 [[nodiscard]] std::string
 check_keylane_overrides(const std::vector<std::string>& sets);
 

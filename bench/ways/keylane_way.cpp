@@ -1,12 +1,19 @@
 // keylane itself: per-key lanes on CAF, with order = none, per_key or
 // global, on CAF's sharing or stealing scheduler, and the --set overrides.
-// Output through the callback (keylane's consumer thread).
+// Output through the callback (keylane's consumer thread). The
+// keylane_state ways are per_key with a stateful handler.
 
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
 #include <thread>
+
+#include <caf/meta/type_name.hpp>
 
 #include <keylane/config_loader.hpp>
 #include <keylane/runtime.hpp>
+#include <keylane/stateful_handler.hpp>
 
 #include "../way.hpp"
 
@@ -23,6 +30,43 @@ struct spin_handler final : keylane::handler<item, uint64_t> {
   }
   uint64_t iters_;
 };
+
+// The keylane_state ways' per-key state: events seen and the sum of their
+// work results (16 bytes; its record in the store is a few more).
+struct key_totals {
+  uint64_t count = 0;
+  uint64_t sum = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_totals& x) {
+  return f(caf::meta::type_name("key_totals"), x.count, x.sum);
+}
+
+// spin_handler's work, folded into the key's state.
+struct state_handler final
+  : keylane::stateful_handler<item, uint64_t, key_totals> {
+  explicit state_handler(uint64_t iters) : iters_(iters) {}
+  void on_event(item& it, keylane::completion<uint64_t> done) override {
+    auto r = do_work(it, iters_);
+    auto& st = state();
+    ++st.count;
+    st.sum += r;
+    done.ok(r);
+  }
+  uint64_t iters_;
+};
+
+// A fresh directory under the system's temporary one ($TMPDIR, else
+// /tmp), or "" if none could be made.
+std::string make_temp_dir() {
+  std::error_code ec;
+  auto base = std::filesystem::temp_directory_path(ec);
+  if (ec)
+    base = "/tmp";
+  auto pattern = (base / "keylane_bench_state.XXXXXX").string();
+  return ::mkdtemp(pattern.data()) ? pattern : std::string{};
+}
 
 // The settings of every keylane way before --set; order and scheduler
 // come from the way.
@@ -45,19 +89,46 @@ order_mode parse_order(const std::string& s) {
 
 class keylane_way final : public way {
 public:
+  // `state` none: spin_handler; else state_handler with that store.
   keylane_way(order_mode order, scheduler_policy sched,
-              std::vector<std::string> sets)
-    : order_(order), sched_(sched), sets_(std::move(sets)) {}
+              std::vector<std::string> sets,
+              state_backend state = state_backend::none)
+    : order_(order), sched_(sched), sets_(std::move(sets)), state_(state) {}
+
+  ~keylane_way() override {
+    rt_.reset();
+    if (!state_dir_.empty()) {
+      std::error_code ec; // a leftover temporary directory is no failure
+      std::filesystem::remove_all(state_dir_, ec);
+    }
+  }
 
   std::string start(output& out, uint64_t work_iters) override {
     auto s = base_settings();
     s.order = order_;
     s.scheduler = sched_;
+    if (state_ != state_backend::none) {
+      s.state_store = state_;
+      s.state_checkpoint_ms = 100;
+      if (state_ == state_backend::rocksdb) {
+        state_dir_ = make_temp_dir();
+        if (state_dir_.empty())
+          return "keylane_state: cannot make a temporary directory for the "
+                 "state store (set TMPDIR to a writable one)";
+        s.state_path = state_dir_;
+      }
+    }
     if (auto err = apply_overrides(s, sets_))
       return "keylane settings: " + render(err);
-    handler_factory make = [work_iters](const handler_params&) {
-      return std::make_unique<spin_handler>(work_iters);
-    };
+    handler_factory make;
+    if (state_ == state_backend::none)
+      make = [work_iters](const handler_params&) {
+        return std::make_unique<spin_handler>(work_iters);
+      };
+    else
+      make = [work_iters](const handler_params&) {
+        return std::make_unique<state_handler>(work_iters);
+      };
     auto rt = rt_type::start(std::move(s), std::move(make),
                              [&out](rt_type::event_type& e) {
                                if (e.status == outcome::ok && e.result)
@@ -92,6 +163,21 @@ public:
 
   uint64_t rejected_submits() const override { return rejected_; }
 
+  std::optional<state_figures> keyed_state() const override {
+    if (state_ == state_backend::none || !rt_)
+      return std::nullopt;
+    auto st = rt_->stats();
+    state_figures f;
+    f.loads = st.state_loads;
+    f.load_failures = st.state_load_failures;
+    f.load_latency = st.state_load_latency;
+    f.writes = st.state_writes;
+    f.write_bytes = st.state_write_bytes;
+    f.checkpoints = st.state_checkpoints;
+    f.write_failures = st.state_write_failures;
+    return f;
+  }
+
   bool settle(std::chrono::milliseconds timeout) override {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
@@ -125,6 +211,11 @@ public:
               + std::to_string(st.lanes_spawned) + " != retired "
               + std::to_string(st.lanes_retired) + " + active "
               + std::to_string(st.active_lanes);
+    if (st.state_load_failures != 0 || st.state_write_failures != 0)
+      note += (note.empty() ? "" : "; ") + std::string{"state: "}
+              + std::to_string(st.state_load_failures) + " loads and "
+              + std::to_string(st.state_write_failures)
+              + " batch writes failed";
     return note;
   }
 
@@ -132,6 +223,8 @@ private:
   order_mode order_;
   scheduler_policy sched_;
   std::vector<std::string> sets_;
+  state_backend state_;
+  std::string state_dir_; // rocksdb: this run's store, removed at the end
   std::unique_ptr<rt_type> rt_;
   std::atomic<uint64_t> rejected_{0}; // submits may come from several threads
 };
@@ -146,6 +239,19 @@ std::unique_ptr<way> make_keylane(const std::string& order,
                                          ? scheduler_policy::stealing
                                          : scheduler_policy::sharing,
                                        sets);
+}
+
+std::unique_ptr<way> make_keylane_state(const std::string& store,
+                                        const std::string& scheduler,
+                                        const std::vector<std::string>& sets) {
+  return std::make_unique<keylane_way>(order_mode::per_key,
+                                       scheduler == "stealing"
+                                         ? scheduler_policy::stealing
+                                         : scheduler_policy::sharing,
+                                       sets,
+                                       store == "memory"
+                                         ? state_backend::memory
+                                         : state_backend::rocksdb);
 }
 
 std::string check_keylane_overrides(const std::vector<std::string>& sets) {
@@ -168,6 +274,10 @@ std::string check_keylane_overrides(const std::vector<std::string>& sets) {
     else if (key.rfind("handler", 0) == 0)
       add("--set " + a + ": keylane_bench runs its own handler, which has "
           "no name and reads no parameters");
+    else if (key == "state.store" || key == "state.path")
+      add("--set " + a + ": keylane_bench sets " + key + " per way (a fresh "
+          "temporary directory per run); pick the store with --ways "
+          "keylane_state (rocksdb) or keylane_state_memory");
     else
       rest.push_back(a);
   }
@@ -177,10 +287,12 @@ std::string check_keylane_overrides(const std::vector<std::string>& sets) {
     add(render(err));
   else if (problems.empty()
            && (s.order != base.order || s.scheduler != base.scheduler
-               || s.handler != base.handler || !s.params.values().empty()))
+               || s.handler != base.handler || !s.params.values().empty()
+               || s.state_store != base.state_store
+               || s.state_path != base.state_path))
     // Spelled another way (a quoted key, an inline table).
-    add("--set: runtime.order, scheduler.policy and handler.* are "
-        "keylane_bench's own; use --ways and --schedulers");
+    add("--set: runtime.order, scheduler.policy, handler.*, state.store and "
+        "state.path are keylane_bench's own; use --ways and --schedulers");
   return problems;
 }
 
