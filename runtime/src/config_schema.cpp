@@ -225,6 +225,7 @@ const std::vector<section>& schema() {
       count("checkpoint_events", &settings::state_checkpoint_events,
             {0, max_int, false}),
       choice("sync", &settings::state_sync_mode, all_state_syncs),
+      count("cache_bytes", &settings::state_cache_bytes, {0, max_int, false}),
       flag("rollback", &settings::state_rollback)}},
     {"log",
      {choice("level", &settings::log, all_levels),

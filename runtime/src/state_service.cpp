@@ -17,6 +17,10 @@ using steady = std::chrono::steady_clock;
 // recover soon after the disk does, rarely enough not to spin.
 constexpr auto retry_pause_max = std::chrono::seconds(1);
 
+// Staged records that make the writer go before its interval is up: a
+// bound on what waits in memory, and on one batch.
+constexpr size_t max_queued_writes = 1 << 16;
+
 } // namespace
 
 caf::expected<std::unique_ptr<state_service>>
@@ -37,11 +41,19 @@ state_service::open(const settings& cfg, logger& log) {
     }
   }
   return std::unique_ptr<state_service>{
-    new state_service(std::move(store), log)};
+    new state_service(std::move(store), cfg, log)};
 }
 
-state_service::state_service(std::unique_ptr<state_store> store, logger& log)
-  : store_(std::move(store)), log_(log), last_write_(steady::now()) {
+state_service::state_service(std::unique_ptr<state_store> store,
+                             const settings& cfg, logger& log)
+  : store_(std::move(store)),
+    log_(log),
+    // The memory store is a map already: a second copy would buy nothing.
+    cache_limit_(cfg.state_store == state_backend::rocksdb
+                   ? cfg.state_cache_bytes : 0),
+    pace_(std::chrono::milliseconds(cfg.state_checkpoint_ms)),
+    next_write_(steady::now()),
+    last_write_(steady::now()) {
   if (store_)
     writer_ = std::thread{[this] { run(); }};
 }
@@ -57,7 +69,7 @@ state_service::load(const key& k) {
   auto t0 = steady::now();
   {
     std::lock_guard<std::mutex> guard{mtx_};
-    if (auto i = staged_.find(k); i != staged_.end()) {
+    if (auto i = cache_.find(k); i != cache_.end()) {
       std::optional<std::string> out{i->second.bytes};
       count_load(steady::now() - t0);
       return out;
@@ -65,9 +77,58 @@ state_service::load(const key& k) {
   }
   auto got = store_->read(k);
   count_load(steady::now() - t0);
-  if (!got)
+  if (!got) {
     load_failures_.fetch_add(1, std::memory_order_relaxed);
+  } else if (*got && cache_limit_ > 0) {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (cache_.count(k) == 0) // else staged meanwhile: that one is newer
+      put(k, **got, true);
+  }
   return got;
+}
+
+void state_service::put(const key& k, std::string bytes, bool written) {
+  auto gen = ++gen_;
+  auto [i, fresh] = cache_.try_emplace(k, cached{std::string{}, gen, written});
+  auto& c = i->second;
+  if (!fresh) {
+    cached_bytes_ -= c.bytes.size();
+    if (!c.written)
+      --unwritten_;
+  }
+  cached_bytes_ += bytes.size();
+  c.bytes = std::move(bytes);
+  c.gen = gen;
+  c.written = written;
+  if (written) {
+    written_order_.emplace_back(k, gen);
+    evict();
+  } else {
+    ++unwritten_;
+  }
+}
+
+void state_service::evict() {
+  while (cached_bytes_ > cache_limit_ && !written_order_.empty()) {
+    auto [k, gen] = std::move(written_order_.front());
+    written_order_.pop_front();
+    auto i = cache_.find(k);
+    if (i != cache_.end() && i->second.written && i->second.gen == gen) {
+      cached_bytes_ -= i->second.bytes.size();
+      cache_.erase(i);
+    }
+  }
+  // A key written again leaves its older entry behind: drop those before
+  // they outnumber the cache, or a cache that never fills grows this list.
+  if (written_order_.size() > 2 * cache_.size() + 1024) {
+    std::deque<std::pair<key, uint64_t>> live;
+    for (auto& [k, gen] : written_order_) {
+      auto i = cache_.find(k);
+      if (i != cache_.end() && i->second.written && i->second.gen == gen)
+        live.emplace_back(std::move(k), gen);
+    }
+    written_order_.swap(live);
+  }
 }
 
 void state_service::count_load(std::chrono::nanoseconds d) noexcept {
@@ -88,7 +149,8 @@ void state_service::stage(state_round r) {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     for (auto& w : r.writes)
-      staged_[w.k] = staged{w.bytes, ++gen_};
+      put(w.k, w.bytes, false);
+    queued_writes_ += r.writes.size();
     queue_.push_back(std::move(r));
     ++enqueued_;
   }
@@ -103,9 +165,11 @@ caf::error state_service::write_now(state_round r) {
   // batches (and fsyncs).
   std::unique_lock<std::mutex> lk{mtx_};
   for (auto& w : r.writes)
-    staged_[w.k] = staged{w.bytes, ++gen_};
+    put(w.k, w.bytes, false);
+  queued_writes_ += r.writes.size();
   queue_.push_back(std::move(r));
   auto mine = ++enqueued_;
+  urgent_ = true;
   cv_.notify_all();
   // The event path asked to wait for the disk: it waits while the store
   // fails (the writer retries), unless the runtime is stopping meanwhile.
@@ -145,10 +209,19 @@ void state_service::run() {
     cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty())
       return; // stopping, and everything is written
+    // One write per checkpoint interval: what retires stage in between
+    // waits for it (loads see it meanwhile), and a key staged twice is
+    // written once.
+    cv_.wait_until(lk, next_write_, [&] {
+      return stopping_ || urgent_ || queued_writes_ >= max_queued_writes;
+    });
+    urgent_ = false;
+    queued_writes_ = 0;
     std::vector<state_round> rounds{std::make_move_iterator(queue_.begin()),
                                     std::make_move_iterator(queue_.end())};
     queue_.clear();
     busy_ = true;
+    next_write_ = steady::now() + pace_;
     lk.unlock();
     auto ok = write_batch(rounds);
     lk.lock();
@@ -156,8 +229,10 @@ void state_service::run() {
     failing_ = !ok;
     if (!ok) {
       // Put them back in front, in order, for the next try.
-      for (auto i = rounds.rbegin(); i != rounds.rend(); ++i)
+      for (auto i = rounds.rbegin(); i != rounds.rend(); ++i) {
+        queued_writes_ += i->writes.size();
         queue_.push_front(std::move(*i));
+      }
       cv_.notify_all(); // write_now callers see the failure
       if (stopping_)
         return; // close gave up waiting: what is staged is lost
@@ -186,7 +261,7 @@ bool state_service::write_batch(std::vector<state_round>& rounds) {
     std::lock_guard<std::mutex> guard{mtx_};
     gens.reserve(entries.size());
     for (auto& e : entries)
-      if (auto i = staged_.find(e.k); i != staged_.end())
+      if (auto i = cache_.find(e.k); i != cache_.end() && !i->second.written)
         gens.emplace_back(e.k, i->second.gen);
   }
   if (!entries.empty()) {
@@ -209,9 +284,15 @@ bool state_service::write_batch(std::vector<state_round>& rounds) {
   }
   {
     std::lock_guard<std::mutex> guard{mtx_};
-    for (auto& [k, gen] : gens)
-      if (auto i = staged_.find(k); i != staged_.end() && i->second.gen == gen)
-        staged_.erase(i);
+    for (auto& [k, gen] : gens) {
+      auto i = cache_.find(k);
+      if (i == cache_.end() || i->second.gen != gen)
+        continue; // staged again meanwhile: the newer one waits its turn
+      i->second.written = true;
+      --unwritten_;
+      written_order_.emplace_back(k, gen);
+    }
+    evict();
     last_write_ = steady::now();
   }
   for (auto& r : rounds)
@@ -224,6 +305,8 @@ bool state_service::flush(std::chrono::nanoseconds timeout) {
     return true;
   std::unique_lock<std::mutex> lk{mtx_};
   auto target = enqueued_;
+  urgent_ = true;
+  cv_.notify_all();
   return cv_.wait_for(lk, timeout, [&] { return written_ >= target; });
 }
 
@@ -234,9 +317,9 @@ void state_service::close(std::chrono::nanoseconds timeout) {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     stopping_ = true;
-    if (!done && !staged_.empty())
+    if (!done && unwritten_ != 0)
       log_.write(log_level::error,
-                 "state: " + std::to_string(staged_.size())
+                 "state: " + std::to_string(unwritten_)
                    + " keys' state could not be written to "
                    + store_->describe() + " before stop; they resume from "
                    + "their last written state");
@@ -263,8 +346,8 @@ state_counters state_service::counters() const {
   c.load_latency.sum = std::chrono::nanoseconds{
     static_cast<int64_t>(load_ns_.load(r))};
   std::lock_guard<std::mutex> guard{mtx_};
-  c.pending = staged_.size();
-  if (!staged_.empty() || !queue_.empty() || busy_)
+  c.pending = unwritten_;
+  if (unwritten_ != 0 || !queue_.empty() || busy_)
     c.checkpoint_age = steady::now() - last_write_;
   return c;
 }

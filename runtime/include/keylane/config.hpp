@@ -272,6 +272,11 @@ struct settings {
   /// When the event path waits for the disk.
   state_sync state_sync_mode = state_sync::checkpoint;
 
+  /// Bytes of written key states kept in memory, so a key that comes back
+  /// is loaded without a read of the store (states not yet written are
+  /// kept whatever this says); 0: none. rocksdb only.
+  size_t state_cache_bytes = size_t{64} << 20;
+
   /// Whether a failed attempt's changes to the state are undone (keylane
   /// copies the state before each attempt). Turn off for a large state
   /// whose handler changes nothing before it knows it succeeds.

@@ -39,12 +39,16 @@ struct state_counters {
 /// Keeps keyed state in the configured store, behind the lanes. Shards
 /// `stage` rounds; one writer thread writes whatever has been staged since
 /// its last write as one atomic, synced batch (later records of a key
-/// replace earlier ones), then reports the events it made durable to the
-/// listener, in staging order. Until written, a staged record is what
-/// `load` returns for its key, so a key that retires and activates again
-/// before the write never sees older state. A failed write is retried
-/// (after a pause, with one log line per failure streak) and blocks
-/// nothing but later writes: loads keep seeing the staged records.
+/// replace earlier ones), at most once per `state.checkpoint_ms` unless a
+/// `write_now` or `flush` waits (a key that retires and comes back several
+/// times in between is written once), then reports the events it made
+/// durable to the listener, in staging order. Until written, a staged
+/// record is what `load` returns for its key, so a key that retires and
+/// activates again before the write never sees older state; written ones
+/// stay cached up to `state.cache_bytes`, oldest written first out, so a
+/// key that comes back is loaded without reading the store. A failed write
+/// is retried (after a pause, with one log line per failure streak) and
+/// blocks nothing but later writes: loads keep seeing the staged records.
 ///
 /// Thread-safety: every member may be called from any thread; `close`
 /// once, after the actors are gone.
@@ -93,11 +97,15 @@ public:
   [[nodiscard]] state_store* store() noexcept { return store_.get(); }
 
 private:
-  struct staged {
+  struct cached {
     std::string bytes;
     uint64_t gen;
+    bool written;
   };
-  state_service(std::unique_ptr<state_store> store, logger& log);
+  state_service(std::unique_ptr<state_store> store, const settings& cfg,
+                logger& log);
+  void put(const key& k, std::string bytes, bool written);
+  void evict();
   void run();
   bool write_batch(std::vector<state_round>& rounds);
   void count_load(std::chrono::nanoseconds d) noexcept;
@@ -109,8 +117,17 @@ private:
   mutable std::mutex mtx_;
   std::condition_variable cv_;
   std::deque<state_round> queue_;
-  std::unordered_map<key, staged, key_hasher> staged_;
+  // Staged (unwritten) records, and written ones while they fit.
+  std::unordered_map<key, cached, key_hasher> cache_;
+  std::deque<std::pair<key, uint64_t>> written_order_; // eviction order
+  size_t cache_limit_;
+  size_t cached_bytes_ = 0;
+  size_t unwritten_ = 0;
+  size_t queued_writes_ = 0; // records in `queue_`
   uint64_t gen_ = 0;
+  std::chrono::nanoseconds pace_;
+  std::chrono::steady_clock::time_point next_write_;
+  bool urgent_ = false; // someone waits for the next write
   uint64_t enqueued_ = 0, written_ = 0; // rounds
   bool busy_ = false;
   bool stopping_ = false;
