@@ -93,11 +93,15 @@ void run_fold_property(kl::state_backend store, uint64_t seed) {
   s.lane_linger_ms = rng() % 3;
   s.state_checkpoint_ms = 1 + rng() % 20;
   s.state_checkpoint_events = rng() % 2 ? 0 : 1 + rng() % 5;
+  // No cache, a tiny one (evicting all the time), or the default.
+  const size_t caches[] = {0, 256, s.state_cache_bytes};
+  s.state_cache_bytes = caches[rng() % 3];
   s.max_attempts = 3;
   INFO("max_active_keys " << s.max_active_keys << ", linger "
                           << s.lane_linger_ms << " ms, checkpoint "
                           << s.state_checkpoint_ms << " ms / "
-                          << s.state_checkpoint_events << " events");
+                          << s.state_checkpoint_events << " events, cache "
+                          << s.state_cache_bytes << " bytes");
   fold_checker chk;
   const uint64_t keys = 1 + rng() % 40, events = 4000;
   {

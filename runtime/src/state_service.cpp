@@ -220,10 +220,18 @@ void state_service::run() {
     std::vector<state_round> rounds{std::make_move_iterator(queue_.begin()),
                                     std::make_move_iterator(queue_.end())};
     queue_.clear();
+    // Each key's newest record now is the newest of these rounds: anything
+    // staged after this goes to the next batch (with a newer generation),
+    // and must not be marked written by this one.
+    std::vector<std::pair<key, uint64_t>> gens;
+    for (auto& r : rounds)
+      for (auto& w : r.writes)
+        if (auto i = cache_.find(w.k); i != cache_.end() && !i->second.written)
+          gens.emplace_back(w.k, i->second.gen);
     busy_ = true;
     next_write_ = steady::now() + pace_;
     lk.unlock();
-    auto ok = write_batch(rounds);
+    auto ok = write_batch(rounds, gens);
     lk.lock();
     busy_ = false;
     failing_ = !ok;
@@ -244,7 +252,9 @@ void state_service::run() {
   }
 }
 
-bool state_service::write_batch(std::vector<state_round>& rounds) {
+bool state_service::write_batch(
+  std::vector<state_round>& rounds,
+  const std::vector<std::pair<key, uint64_t>>& gens) {
   // One record per key: the last one taken.
   std::vector<state_entry> entries;
   std::unordered_map<key, size_t, key_hasher> at;
@@ -256,14 +266,6 @@ bool state_service::write_batch(std::vector<state_round>& rounds) {
       else
         entries[i->second].bytes = w.bytes;
     }
-  std::vector<std::pair<key, uint64_t>> gens;
-  {
-    std::lock_guard<std::mutex> guard{mtx_};
-    gens.reserve(entries.size());
-    for (auto& e : entries)
-      if (auto i = cache_.find(e.k); i != cache_.end() && !i->second.written)
-        gens.emplace_back(e.k, i->second.gen);
-  }
   if (!entries.empty()) {
     if (auto err = store_->write(entries, true)) {
       if (write_failures_.fetch_add(1, std::memory_order_relaxed) == 0
@@ -286,7 +288,7 @@ bool state_service::write_batch(std::vector<state_round>& rounds) {
     std::lock_guard<std::mutex> guard{mtx_};
     for (auto& [k, gen] : gens) {
       auto i = cache_.find(k);
-      if (i == cache_.end() || i->second.gen != gen)
+      if (i == cache_.end() || i->second.gen != gen || i->second.written)
         continue; // staged again meanwhile: the newer one waits its turn
       i->second.written = true;
       --unwritten_;

@@ -107,7 +107,8 @@ private:
   void put(const key& k, std::string bytes, bool written);
   void evict();
   void run();
-  bool write_batch(std::vector<state_round>& rounds);
+  bool write_batch(std::vector<state_round>& rounds,
+                   const std::vector<std::pair<key, uint64_t>>& gens);
   void count_load(std::chrono::nanoseconds d) noexcept;
   void report(const std::vector<uint64_t>& seqs);
 
