@@ -14,24 +14,67 @@ void offset_tracker::take(int64_t offset) {
 void offset_tracker::untake() {
   if (open_.empty())
     return;
-  if (!open_.back().done)
+  auto& s = open_.back();
+  if (!s.done)
     --unfinished_;
+  if (!s.done && s.output && s.state)
+    --awaiting_state_;
   open_.pop_back();
   next_ = before_;
 }
 
-bool offset_tracker::finish(int64_t offset) {
+offset_tracker::slot* offset_tracker::find(int64_t offset) {
   auto i = std::lower_bound(open_.begin(), open_.end(), offset,
                             [](const slot& s, int64_t x) {
                               return s.offset < x;
                             });
   if (i == open_.end() || i->offset != offset || i->done)
-    return false;
-  i->done = true;
+    return nullptr;
+  return &*i;
+}
+
+void offset_tracker::done(slot& s) {
+  s.done = true;
   --unfinished_;
   // Only a finished prefix becomes committable.
   while (!open_.empty() && open_.front().done)
     open_.pop_front();
+}
+
+bool offset_tracker::finish(int64_t offset) {
+  auto* s = find(offset);
+  if (!s || s->output)
+    return false;
+  s->output = true;
+  if (s->state) {
+    ++awaiting_state_;
+    return false;
+  }
+  done(*s);
+  return true;
+}
+
+bool offset_tracker::await_state(int64_t offset) {
+  auto* s = find(offset);
+  if (!s)
+    return false;
+  if (!s->state) {
+    s->state = true;
+    if (s->output)
+      ++awaiting_state_;
+  }
+  return true;
+}
+
+bool offset_tracker::state_durable(int64_t offset) {
+  auto* s = find(offset);
+  if (!s || !s->state)
+    return false;
+  s->state = false;
+  if (!s->output)
+    return false;
+  --awaiting_state_;
+  done(*s);
   return true;
 }
 

@@ -208,6 +208,14 @@ source::start(config cfg, handler_factory make, callback on_output,
   if (!rt)
     return std::move(rt.error());
   st->rt = std::move(*rt);
+  // Before the first record: a record's offset then finishes only once
+  // its key's state after it is durable, so a commit never passes state
+  // a crash could still lose.
+  st->keeps_state = st->cfg.runtime.state_store != state_backend::none;
+  if (st->keeps_state)
+    st->rt->on_state_durable([raw](const std::vector<uint64_t>& seqs) {
+      raw->state_durable(seqs);
+    });
 
   auto* conf = rd_kafka_conf_new();
   std::vector<std::pair<std::string, std::string>> props{
@@ -313,6 +321,13 @@ source_stats source::stats() const {
   s.produced = n.produced;
   s.delivered = n.delivered;
   s.output_failures = n.output_failures;
+  s.state_durable = n.state_durable;
+  s.state_durable_late = n.state_durable_late;
+  {
+    std::lock_guard<std::mutex> guard{st_->mu};
+    for (const auto& [id, p] : st_->parts)
+      s.awaiting_state += p->tracker.awaiting_state();
+  }
   return s;
 }
 

@@ -21,6 +21,10 @@ void source::state::on_output(record_event& ev) {
   // process, so its offset holds the commit until a replay finishes it.
   t.finishes = !(ev.status == outcome::parked
                  && cfg.runtime.park != park_mode::sqlite);
+  // With keyed state it also waits until its state is durable. A parked
+  // event is never reported durable: for it the output alone decides.
+  if (keeps_state && ev.status != outcome::parked)
+    await_durable(ev.seq, t);
   if (!writer) {
     if (user_output)
       user_output(ev);
@@ -82,6 +86,48 @@ void source::state::finish(const std::string& topic, int32_t partition,
     n.finished++;
     finished_cv.notify_all();
   }
+}
+
+void source::state::await_durable(uint64_t seq, const output_ticket& t) {
+  std::lock_guard<std::mutex> guard{mu};
+  if (durable_first.erase(seq) > 0)
+    return; // durable already: the output alone is left
+  awaiting_durable.emplace(seq, t);
+  auto i = parts.find({t.topic, t.partition});
+  if (i != parts.end() && i->second->assignment == t.assignment)
+    i->second->tracker.await_state(t.offset);
+}
+
+// -- state writer thread ----------------------------------------------------------
+
+void source::state::state_durable(const std::vector<uint64_t>& seqs) {
+  std::lock_guard<std::mutex> guard{mu};
+  bool any = false;
+  for (auto seq : seqs) {
+    auto w = awaiting_durable.find(seq);
+    if (w == awaiting_durable.end()) {
+      // Before its output (which may not even have been handed to the
+      // callback yet): the output finds it here.
+      durable_first.insert(seq);
+      continue;
+    }
+    const auto& t = w->second;
+    auto i = parts.find({t.topic, t.partition});
+    if (i == parts.end() || i->second->assignment != t.assignment) {
+      // Given up meanwhile: the next owner runs the record again, and
+      // the state it finds skips it (its change is durable now).
+      n.state_durable_late++;
+    } else {
+      n.state_durable++;
+      if (i->second->tracker.state_durable(t.offset)) {
+        n.finished++;
+        any = true;
+      }
+    }
+    awaiting_durable.erase(w);
+  }
+  if (any)
+    finished_cv.notify_all();
 }
 
 // -- output writer thread ---------------------------------------------------------

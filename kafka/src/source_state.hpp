@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -51,7 +53,8 @@ struct source_counters {
   std::atomic<uint64_t> consumed{0}, submitted{0}, finished{0},
     finished_late{0}, refused{0}, pauses{0}, resumes{0}, dropped_on_revoke{0},
     commits{0}, commit_failures{0}, assigned{0}, revoked{0},
-    revoke_timeouts{0}, produced{0}, delivered{0}, output_failures{0};
+    revoke_timeouts{0}, produced{0}, delivered{0}, output_failures{0},
+    state_durable{0}, state_durable_late{0};
 };
 
 struct source::state {
@@ -76,6 +79,18 @@ struct source::state {
   std::map<partition_id, std::shared_ptr<partition_state>> parts;
   uint64_t assignments = 0;
 
+  /// Whether offsets also wait for keyed state (`state.store` is not
+  /// "none"): set before the runtime starts, then read-only.
+  bool keeps_state = false;
+  /// Keyed state, both guarded by `mu`. An event's output and the
+  /// runtime's word that its state is durable come in either order: the
+  /// first to come leaves its sequence number here, the second takes it.
+  /// Events whose output came first (parked ones excepted): where their
+  /// record is.
+  std::unordered_map<uint64_t, output_ticket> awaiting_durable;
+  /// Events the runtime reported durable before their output came.
+  std::unordered_set<uint64_t> durable_first;
+
   // -- consumer thread ---------------------------------------------------------
 
   /// The runtime's output: the user's callback, then the output record
@@ -88,6 +103,14 @@ struct source::state {
   /// Marks an offset finished if its assignment is still ours.
   void finish(const std::string& topic, int32_t partition, int64_t offset,
               uint64_t assignment);
+  /// Makes the offset of event `seq` wait for its keyed state too, unless
+  /// the runtime said already that it is durable (before `finish`).
+  void await_durable(uint64_t seq, const output_ticket& t);
+
+  // -- state writer thread -------------------------------------------------------
+
+  /// The runtime made the state changes of events `seqs` durable.
+  void state_durable(const std::vector<uint64_t>& seqs);
 
   // -- output writer thread ------------------------------------------------------
 

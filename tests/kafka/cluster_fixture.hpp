@@ -5,12 +5,14 @@
 // for member processes, and their logs in a fresh directory.
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -50,6 +52,9 @@ public:
     members_.clear(); // kills what still runs before the cluster goes
     producer_.reset();
     cluster_.reset();
+    // KEYLANE_KEEP_TEST_DIR=1 keeps the logs, configs and stores to look at.
+    if (std::getenv("KEYLANE_KEEP_TEST_DIR"))
+      return;
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
@@ -62,14 +67,24 @@ public:
   /// Produces `per_key` further events for each of `keys` accounts,
   /// interleaved, and waits until the cluster acknowledged them.
   bool produce(int keys, int per_key) {
+    std::vector<std::pair<std::string, std::string>> records;
     for (int n = 0; n < per_key; ++n)
       for (int k = 0; k < keys; ++k) {
         auto key = "acct-" + std::to_string(k);
         auto value = key + ":" + std::to_string(next_[key]++);
-        if (producer_->produce(topic, key, value))
-          return false;
         produced_.insert(value);
+        records.emplace_back(std::move(key), std::move(value));
       }
+    return produce_records(records);
+  }
+
+  /// Produces `records` (key, value) in order, and waits until the
+  /// cluster acknowledged them.
+  bool produce_records(
+    const std::vector<std::pair<std::string, std::string>>& records) {
+    for (const auto& [key, value] : records)
+      if (producer_->produce(topic, key, value))
+        return false;
     // Delivery after injected faults may take a while on a loaded machine;
     // a flush that times out leaves the records queued (nothing is dropped,
     // and the tests check that every one arrives), so wait some more.
@@ -81,14 +96,38 @@ public:
 
   /// Starts a member whose handler takes up to `max_delay_ms` per record.
   member_process& start_member(int max_delay_ms = 5) {
+    return start_member_with(config_text(max_delay_ms));
+  }
+
+  /// Starts a member with the config file `text`.
+  member_process& start_member_with(const std::string& text) {
     auto n = std::to_string(members_.size());
     auto cfg = (dir_ / ("member-" + n + ".toml")).string();
-    std::ofstream{cfg} << config_text(max_delay_ms);
+    std::ofstream{cfg} << text;
     auto log = (dir_ / ("member-" + n + ".log")).string();
     logs_.push_back(log);
     members_.push_back(
       std::make_unique<member_process>(KEYLANE_KAFKA_MEMBER, cfg, log));
     return *members_.back();
+  }
+
+  /// The fixture's fresh directory (removed with it).
+  [[nodiscard]] const std::filesystem::path& dir() const noexcept {
+    return dir_;
+  }
+
+  /// The `[kafka]` table and `[kafka.properties]` every member uses.
+  [[nodiscard]] std::string kafka_tables(int commit_interval_ms = 100) const {
+    return "[kafka]\nbootstrap_servers = \""
+           + cluster_->bootstrap_servers() + "\"\ngroup = \"ledger\"\n"
+           + "topics = [\"" + topic + "\"]\ncommit_interval_ms = "
+           + std::to_string(commit_interval_ms) + "\n"
+           + "revoke_timeout_ms = 2000\n\n[kafka.properties]\n"
+           + "\"session.timeout.ms\" = 3000\n"
+           + "\"heartbeat.interval.ms\" = 300\n"
+           + "\"max.poll.interval.ms\" = 10000\n"
+           + "\"partition.assignment.strategy\" = \"" + assignor_ + "\"\n"
+           + "\"log_level\" = 2\n";
   }
 
   [[nodiscard]] member_logs logs() const { return member_logs::read(logs_); }
@@ -123,16 +162,7 @@ private:
            "max_active_keys = 16\n\n[scheduler]\nthreads = 2\n\n"
            "[handler]\nname = \"slow_echo\"\n\n[handler.slow_echo]\n"
            "max_delay_ms = "
-           + std::to_string(max_delay_ms)
-           + "\n\n[kafka]\nbootstrap_servers = \""
-           + cluster_->bootstrap_servers() + "\"\ngroup = \"ledger\"\n"
-           + "topics = [\"" + topic + "\"]\ncommit_interval_ms = 100\n"
-           + "revoke_timeout_ms = 2000\n\n[kafka.properties]\n"
-           + "\"session.timeout.ms\" = 3000\n"
-           + "\"heartbeat.interval.ms\" = 300\n"
-           + "\"max.poll.interval.ms\" = 10000\n"
-           + "\"partition.assignment.strategy\" = \"" + assignor_ + "\"\n"
-           + "\"log_level\" = 2\n";
+           + std::to_string(max_delay_ms) + "\n\n" + kafka_tables();
   }
 
   std::string assignor_;

@@ -6,6 +6,8 @@
 //   C <partition> <offset> <ns>
 // SIGTERM leaves the group gracefully, then logs
 //   S <finished> <finished late> <refused> <pauses> <revoke timeouts>
+// Handlers (config `handler.name`): "slow_echo" answers each record with its
+// value; "sum_state" keeps per-key totals of the values in keyed state.
 //
 //   kafka_member CONFIG LOG [MAX_DELAY_MS]
 
@@ -23,6 +25,8 @@
 
 #include "keylane/kafka/config_loader.hpp"
 #include "keylane/kafka/source.hpp"
+#include "keylane/stateful_handler.hpp"
+#include "state_totals.hpp"
 
 namespace {
 
@@ -60,6 +64,40 @@ struct slow_echo : keylane::handler<keylane::kafka::record, std::string> {
   }
 };
 
+// Adds each record's value (an integer) to its key's totals in keyed state,
+// after a random asynchronous delay like slow_echo's, so a kill finds events
+// in flight, checkpoints taken while an event runs and unwritten state.
+// Deterministic in its state: what it adds depends on the record only.
+struct sum_state
+  : keylane::stateful_handler<keylane::kafka::record, std::string,
+                              kafka_test::totals> {
+  explicit sum_state(const keylane::handler_params& p)
+    : max_ms(p.get_int("max_delay_ms", 0)),
+      rng(std::random_device{}()) {}
+  int64_t max_ms;
+  std::minstd_rand rng;
+
+  std::string apply(int64_t value) {
+    state().sum += value;
+    state().count += 1;
+    return std::to_string(state().sum);
+  }
+
+  void on_event(keylane::kafka::record& r,
+                keylane::completion<std::string> done) override {
+    auto value = std::stoll(r.value);
+    if (max_ms <= 0)
+      return done.ok(apply(value));
+    auto ms = std::uniform_int_distribution<int64_t>{0, max_ms}(rng);
+    // The timer runs on the lane before the completion: the change
+    // belongs to this event.
+    run_later(std::chrono::milliseconds(ms),
+              [this, value,
+               d = std::make_shared<keylane::completion<std::string>>(
+                 std::move(done))]() mutable { d->ok(apply(value)); });
+  }
+};
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -78,6 +116,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, [](int) { stop_requested = true; });
   keylane::handler_registry reg;
   reg.add<slow_echo>("slow_echo");
+  reg.add<sum_state>("sum_state");
   auto src = keylane::kafka::source::start(
     std::move(*cfg), reg,
     [fd](keylane::kafka::record_event& ev) {

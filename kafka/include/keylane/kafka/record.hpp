@@ -7,11 +7,15 @@
 
 #include <caf/meta/type_name.hpp>
 
+#include "keylane/stateful_handler.hpp"
+
 namespace keylane::kafka {
 
 /// One Kafka record as a keylane payload: where it came from (so a handler
 /// can deduplicate redeliveries by topic, partition and offset), its key,
-/// value and headers. Plain data; copies are independent.
+/// value and headers. Plain data; copies are independent. Keyed state
+/// (`stateful_handler`) counts each record once by its partition and
+/// offset (see `state_origin<kafka::record>` below).
 struct record {
   /// The topic it was read from.
   std::string topic;
@@ -50,3 +54,23 @@ typename Inspector::result_type inspect(Inspector& f, record& x) {
 }
 
 } // namespace keylane::kafka
+
+/// A Kafka record's place in a replayable source: the stream is
+/// "<topic>/<partition>", the position its offset. With it keyed state
+/// stores, atomically with each key's state, the offset of the last record
+/// it applied per partition, and a redelivered record at or below it ends
+/// as `skipped` instead of changing the state again.
+template <>
+struct keylane::state_origin<keylane::kafka::record> {
+  static constexpr bool available = true;
+
+  /// Names `r`'s partition and offset; always true.
+  static bool of(const keylane::kafka::record& r, std::string& stream,
+                 int64_t& position) {
+    stream = r.topic;
+    stream += '/';
+    stream += std::to_string(r.partition);
+    position = r.offset;
+    return true;
+  }
+};

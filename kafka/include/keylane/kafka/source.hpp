@@ -34,6 +34,12 @@ using record_event = record_runtime::event_type;
 /// runtime's output order, through an idempotent producer; skipped, failed
 /// and parked events get a record marked by its `keylane.outcome` header
 /// (or none, `kafka.output_tombstones = "skip"`).
+/// With keyed state (`state.store` not "none") a record that did not park
+/// finishes only once the runtime also reported its state change durable
+/// (`runtime::on_state_durable`): no commit passes state a crash could
+/// lose, so with a `stateful_handler` each record changes its key's state
+/// exactly once across crashes (redelivered ones end `skipped`; see
+/// `state_origin<kafka::record>` and docs/kafka.md).
 /// Offsets are committed every `commit_interval_ms` and when a partition is
 /// revoked. A crashed consumer's uncommitted records are redelivered to the
 /// partition's next owner, so a handler may see a record twice (never one
@@ -48,7 +54,8 @@ using record_event = record_runtime::event_type;
 /// Thread-safety: one thread of its own polls Kafka, serves rebalances and
 /// commits; the output callback runs on the runtime's consumer thread,
 /// which also writes the output records; a second thread of its own serves
-/// their delivery reports.
+/// their delivery reports; with keyed state, the runtime's state writer
+/// thread reports durable records.
 /// `stats` and `lanes` may be called from any thread, `stop` once, by the
 /// owner.
 class source {

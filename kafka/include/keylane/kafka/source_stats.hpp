@@ -12,7 +12,8 @@ struct source_stats {
   uint64_t submitted = 0;
   /// Records finished (their output callback returned and, with an output
   /// topic, their output record was acknowledged; parked ones count
-  /// only with a durable park store).
+  /// only with a durable park store; with keyed state, once their state is
+  /// durable too).
   uint64_t finished = 0;
   /// Finished records whose partition was given up meanwhile (their offset
   /// is not committed by this consumer; the new owner runs them again).
@@ -39,6 +40,15 @@ struct source_stats {
   uint64_t produced = 0;
   uint64_t delivered = 0;
   uint64_t output_failures = 0;
+  /// With keyed state (`state.store` not "none"): records whose state
+  /// change the runtime reported durable (a record finishes only then, and
+  /// once its output was handled), and such reports that came after their
+  /// partition was given up (dropped; the next owner's state skips them).
+  uint64_t state_durable = 0;
+  uint64_t state_durable_late = 0;
+  /// Records of the partitions assigned now whose output was handled and
+  /// that wait only for their state to be durable (a gauge).
+  uint64_t awaiting_state = 0;
 };
 
 } // namespace keylane::kafka
