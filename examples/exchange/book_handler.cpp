@@ -1,0 +1,58 @@
+#include "book_handler.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include "price.hpp"
+#include "risk.hpp"
+
+namespace exchange {
+
+void book_handler::on_activate(const keylane::key& k) {
+  book_ = ctx_->shelf.take(k.to_string());
+}
+
+void book_handler::on_retire(const keylane::key&) {
+  ctx_->shelf.put(std::move(book_));
+}
+
+void book_handler::on_event(order_request& rq,
+                            keylane::completion<book_result> done) {
+  bool ask = ctx_->risk && rq.kind != request_kind::cancel;
+  if (!ask)
+    return finish(rq, {}, done);
+  // Both response handlers need the completion and CAF copies handlers, so
+  // the move-only completion lives behind a shared pointer. The request is
+  // the lane's until the event completes, so the handlers may refer to it.
+  auto pending =
+    std::make_shared<keylane::completion<book_result>>(std::move(done));
+  self()
+    ->request(ctx_->risk, ctx_->risk_timeout, risk_check_atom::value,
+              rq.account, static_cast<char>(rq.sd), rq.qty,
+              to_ticks(rq.price))
+    .then(
+      [this, &rq, pending](std::string& verdict) {
+        finish(rq, std::move(verdict), *pending);
+      },
+      [this, &rq, pending](caf::error& err) {
+        // An unanswered check must not stall the symbol or park it: the
+        // order is refused and the client told why.
+        finish(rq, "risk check unavailable: " + caf::to_string(err),
+               *pending);
+      });
+}
+
+void book_handler::finish(const order_request& rq, std::string risk,
+                          keylane::completion<book_result>& done) {
+  book_result res;
+  std::vector<trade> trades;
+  book_.apply(rq, to_ticks(rq.price), risk, res.reports,
+              ctx_->risk ? &trades : nullptr);
+  res.seq = book_.requests();
+  res.risk = std::move(risk);
+  for (auto& t : trades)
+    self()->send(ctx_->risk, risk_fill_atom::value, t.buy_account,
+                 t.sell_account, t.qty, t.price_ticks);
+  done.ok(std::move(res));
+}
+
+} // namespace exchange

@@ -1,0 +1,103 @@
+// fix_gateway::start: a QuickFIX ThreadedSocketAcceptor with in-memory
+// stores and no logs, so a run writes nothing to the source tree.
+
+#include "fix_gateway.hpp"
+
+#include <fstream>
+#include <mutex>
+
+#include <quickfix/MessageStore.h>
+#include <quickfix/SessionSettings.h>
+#include <quickfix/ThreadedSocketAcceptor.h>
+
+#include "gateway_application.hpp"
+
+namespace exchange {
+
+namespace {
+
+// `port` replaces SocketAcceptPort in the defaults and in every session.
+// SessionSettings::set refuses to overwrite a session, so the settings are
+// rebuilt.
+FIX::SessionSettings with_port(const FIX::SessionSettings& in, int port) {
+  FIX::SessionSettings out;
+  FIX::Dictionary defaults = in.get();
+  defaults.setInt("SocketAcceptPort", port);
+  out.set(defaults);
+  for (const FIX::SessionID& id : in.getSessions()) {
+    FIX::Dictionary d = in.get(id);
+    d.setInt("SocketAcceptPort", port);
+    out.set(id, d);
+  }
+  return out;
+}
+
+class quickfix_gateway final : public fix_gateway {
+public:
+  explicit quickfix_gateway(request_fn on_request)
+    : app_(std::move(on_request)) {}
+
+  ~quickfix_gateway() override { stop(); }
+
+  bool start(const std::string& settings_file, int port, std::string& error) {
+    try {
+      std::ifstream in(settings_file);
+      if (!in) {
+        error = settings_file + ": cannot be opened";
+        return false;
+      }
+      FIX::SessionSettings settings(in);
+      if (port > 0)
+        settings = with_port(settings, port);
+      acceptor_.reset(new FIX::ThreadedSocketAcceptor(app_, store_, settings));
+      for (const FIX::SessionID& id : acceptor_->getSessions())
+        app_.attach(id, acceptor_->getSession(id));
+      acceptor_->start();
+      return true;
+    } catch (const FIX::ConfigError& e) {
+      error = settings_file + ": " + e.what();
+    } catch (const std::exception& e) {
+      error = settings_file + ": " + e.what()
+              + (port > 0 ? " (port " + std::to_string(port) + ")" : "");
+    }
+    acceptor_.reset();
+    return false;
+  }
+
+  void send(const exec_report& r) override { app_.send(r); }
+
+  // The acceptor (and with it QuickFIX's sessions, which `send` points
+  // into) lives until the destructor, so a report racing with stop finds
+  // its session logged out and is counted unsent.
+  void stop() override {
+    std::lock_guard<std::mutex> lock(stop_mutex_);
+    if (acceptor_ && !stopped_) {
+      acceptor_->stop();
+      stopped_ = true;
+    }
+  }
+
+  gateway_stats stats() const override { return app_.stats(); }
+
+  int logged_on() const override { return app_.logged_on(); }
+
+private:
+  fix::gateway_application app_;
+  FIX::MemoryStoreFactory store_;
+  std::mutex stop_mutex_;
+  bool stopped_ = false;
+  std::unique_ptr<FIX::ThreadedSocketAcceptor> acceptor_;
+};
+
+} // namespace
+
+std::unique_ptr<fix_gateway>
+fix_gateway::start(const std::string& settings_file, int port,
+                   request_fn on_request, std::string& error) {
+  std::unique_ptr<quickfix_gateway> g(new quickfix_gateway(std::move(on_request)));
+  if (!g->start(settings_file, port, error))
+    return nullptr;
+  return g;
+}
+
+} // namespace exchange

@@ -1,0 +1,54 @@
+#pragma once
+
+// The exchange's FIX acceptor behind a QuickFIX-free interface. Keep this
+// header C++14: the matcher includes it as C++17, the FIX code as C++14.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "../orders.hpp"
+
+namespace exchange {
+
+/// Counters of the FIX side, for the server's report.
+struct gateway_stats {
+  uint64_t requests = 0;          ///< order requests handed to the matcher
+  uint64_t reports = 0;           ///< reports sent
+  uint64_t session_rejects = 0;   ///< session-level Reject (35=3) sent
+  uint64_t business_rejects = 0;  ///< BusinessMessageReject (35=j) sent
+  uint64_t logons = 0;
+  uint64_t logouts = 0;
+  uint64_t unsent = 0;            ///< reports whose session was not logged on
+};
+
+/// A FIX 4.4 ThreadedSocketAcceptor. Requests arrive on QuickFIX's
+/// session threads (one per connection) and are handed to `on_request`
+/// in each session's order; `send` is thread-safe.
+class fix_gateway {
+public:
+  using request_fn = std::function<void(order_request&&)>;
+
+  virtual ~fix_gateway() = default;
+
+  /// Reads the QuickFIX session settings file `settings_file`; a
+  /// `port` > 0 replaces its SocketAcceptPort. Returns null and sets
+  /// `error` if the file is bad or the port cannot be bound.
+  static std::unique_ptr<fix_gateway>
+  start(const std::string& settings_file, int port, request_fn on_request,
+        std::string& error);
+
+  /// Sends `r` to session `r.session`.
+  virtual void send(const exec_report& r) = 0;
+
+  /// Logs every session out and stops the acceptor.
+  virtual void stop() = 0;
+
+  virtual gateway_stats stats() const = 0;
+
+  /// The number of sessions logged on now.
+  virtual int logged_on() const = 0;
+};
+
+} // namespace exchange

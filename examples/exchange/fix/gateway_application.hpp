@@ -1,0 +1,83 @@
+#pragma once
+
+// The QuickFIX application behind fix_gateway: decodes requests, hands them
+// to the matcher, and sends the matcher's reports. C++14 and QuickFIX.
+
+#include <array>
+#include <atomic>
+
+#include <quickfix/Application.h>
+#include <quickfix/Session.h>
+
+#include "fix_gateway.hpp"
+
+namespace exchange {
+namespace fix {
+
+/// The session index of a client CompID: "LOAD7" -> 7, from its trailing
+/// digits; -1 if it has none or the number is out of range.
+int session_index(const std::string& comp_id);
+
+/// QuickFIX callbacks of the acceptor. QuickFIX calls them on each
+/// connection's own thread, one message at a time per session, so requests
+/// reach `on_request` in each session's order; different sessions call in
+/// concurrently. `send` may be called from any thread: QuickFIX's
+/// Session::send takes the session's lock. The session table is filled by
+/// `attach` before the acceptor starts and only read afterwards.
+class gateway_application : public FIX::Application {
+public:
+  /// The highest session index the table holds (LOAD1..LOAD64).
+  static constexpr int max_sessions = 64;
+
+  explicit gateway_application(fix_gateway::request_fn on_request);
+
+  /// Registers QuickFIX's session object for `id`; call before start.
+  void attach(const FIX::SessionID& id, FIX::Session* session);
+
+  /// Sends `r` to its session, or counts it unsent if that session is
+  /// unknown or not logged on.
+  void send(const exec_report& r);
+
+  /// A snapshot of the counters.
+  gateway_stats stats() const;
+
+  /// Sessions logged on now.
+  int logged_on() const noexcept { return logged_on_.load(); }
+
+  void onCreate(const FIX::SessionID&) override {}
+  void onLogon(const FIX::SessionID& id) override;
+  void onLogout(const FIX::SessionID& id) override;
+  void toAdmin(FIX::Message& msg, const FIX::SessionID&) override;
+  void toApp(FIX::Message& msg, const FIX::SessionID&)
+    throw(FIX::DoNotSend) override;
+  void fromAdmin(const FIX::Message&, const FIX::SessionID&)
+    throw(FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+          FIX::RejectLogon) override {}
+  void fromApp(const FIX::Message& msg, const FIX::SessionID& id)
+    throw(FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+          FIX::UnsupportedMessageType) override;
+
+private:
+  struct slot {
+    FIX::Session* session = nullptr;
+    std::atomic<bool> up{false};
+  };
+
+  void reject_missing(const FIX::Message& msg, FIX::Session* session,
+                      int tag, const char* name);
+
+  fix_gateway::request_fn on_request_;
+  std::array<slot, max_sessions + 1> slots_;
+  std::atomic<int> logged_on_{0};
+  std::atomic<uint64_t> requests_{0};
+  std::atomic<uint64_t> reports_{0};
+  std::atomic<uint64_t> session_rejects_{0};
+  std::atomic<uint64_t> business_rejects_{0};
+  std::atomic<uint64_t> logons_{0};
+  std::atomic<uint64_t> logouts_{0};
+  std::atomic<uint64_t> unsent_{0};
+  std::atomic<uint64_t> exec_ids_{0};  // for reports the matcher left without one
+};
+
+} // namespace fix
+} // namespace exchange

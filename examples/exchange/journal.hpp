@@ -1,0 +1,69 @@
+#pragma once
+
+// The journal (`--journal FILE`): one JSON object per line, every request a
+// book took with its place in the symbol's sequence, and every report, so
+// that another program can replay each symbol and check its fills.
+//
+//   {"type":"order","symbol":"S0001","seq":17,"kind":"D","session":3,...}
+//   {"type":"report","symbol":"S0001","seq":17,"symbol_seq":40,"kind":"F",...}
+//
+// A report's `seq` is the request it answers; reports of requests rejected
+// before any book (an unknown symbol, a bad quantity) carry seq 0.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "orders.hpp"
+
+namespace exchange {
+
+/// One request as the journal holds it.
+struct journal_order {
+  uint64_t seq = 0;
+  order_request request;
+  std::string risk; ///< empty: passed (or not checked)
+};
+
+/// One report as the journal holds it.
+struct journal_report {
+  uint64_t seq = 0;
+  exec_report report;
+};
+
+/// Writes the journal. Thread-safety: none; the output thread owns it.
+class journal_writer {
+public:
+  journal_writer() = default;
+  journal_writer(const journal_writer&) = delete;
+  journal_writer& operator=(const journal_writer&) = delete;
+  ~journal_writer();
+
+  /// Opens `path` for writing (truncating it); false with `error` set.
+  [[nodiscard]] bool open(const std::string& path, std::string& error);
+
+  [[nodiscard]] bool is_open() const noexcept { return file_ != nullptr; }
+
+  void order(const journal_order& o);
+  void report(uint64_t seq, const exec_report& r);
+
+  /// Flushes and closes; false if a write failed.
+  bool close();
+
+private:
+  FILE* file_ = nullptr;
+  std::string line_;
+};
+
+/// A whole journal, read back.
+struct journal_contents {
+  std::vector<journal_order> orders;
+  std::vector<journal_report> reports;
+};
+
+/// Reads `path`; false with `error` naming the line on a bad line.
+[[nodiscard]] bool read_journal(const std::string& path, journal_contents& out,
+                                std::string& error);
+
+} // namespace exchange

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The exchange's CTest smoke run: the server on a loopback port with a
+# journal, the load client for a few seconds with a fixed seed, the bad
+# inputs, then the journal replayed through the reference matcher.
+#
+#   smoke_test.sh EXCHANGE ORDER_ENTRY_LOAD WORKDIR MATCHER [SET...]
+#
+# Fails unless every order was answered, no report came out of sequence, no
+# session dropped, every bad input got its answer, the server stopped
+# cleanly, and the journal's executions equal the reference's.
+set -euo pipefail
+exchange=$1 load=$2 work=$3 matcher=$4
+shift 4
+sets=()
+for s in "$@"; do sets+=(--set "$s"); done
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "exchange smoke ($matcher): $*" >&2; for f in "$work"/*.log; do echo "--- $f"; cat "$f"; done >&2; exit 1; }
+
+# A free port: try a few random ones; a busy port makes the server exit 3.
+server=""
+for attempt in 1 2 3 4 5 6 7 8; do
+  port=$((20000 + RANDOM % 40000))
+  "$exchange" --matcher "$matcher" --port "$port" --journal "$work/journal.jsonl" \
+    --json "${sets[@]}" >"$work/server.out" 2>"$work/server.log" &
+  server=$!
+  for _ in $(seq 100); do
+    grep -q "acceptor up" "$work/server.log" && break
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q "acceptor up" "$work/server.log" && break
+  wait "$server" || true
+  server=""
+done
+[ -n "$server" ] || fail "the server did not start"
+trap 'kill -9 "$server" 2>/dev/null || true' EXIT
+
+field() { grep -o "\"$1\":[0-9.]*" "$2" | head -1 | cut -d: -f2; }
+
+"$load" --port "$port" --rate 1000 --duration 3 --seed 7 --json \
+  >"$work/load.out" 2>"$work/load.log" || fail "order_entry_load failed"
+cat "$work/load.out"
+sent=$(field sent "$work/load.out")
+[ "${sent:-0}" -gt 2000 ] || fail "only ${sent:-0} orders sent"
+[ "$(field answered "$work/load.out")" = "$sent" ] || fail "not every order answered"
+for f in unanswered out_of_sequence session_errors session_rejects business_rejects; do
+  [ "$(field $f "$work/load.out")" = 0 ] || fail "$f is not 0"
+done
+[ "$(field fills "$work/load.out")" -gt 0 ] || fail "nothing traded"
+
+"$load" --port "$port" --check-bad-inputs >"$work/bad.out" 2>"$work/bad.log" \
+  || fail "a bad input did not get its answer"
+cat "$work/bad.out"
+grep -q PASS "$work/bad.out" || fail "the bad-input run printed no PASS"
+! grep -q FAIL "$work/bad.out" || fail "a bad-input case failed"
+
+kill -TERM "$server"
+wait "$server" || fail "the server did not stop cleanly"
+trap - EXIT
+cat "$work/server.out"
+[ "$(field failures "$work/server.out")" = 0 ] || fail "a handler failed"
+[ "$(field unsent "$work/server.out")" = 0 ] || fail "reports went unsent"
+
+"$exchange" --verify "$work/journal.jsonl" >"$work/verify.out" 2>"$work/verify.log" \
+  || fail "the journal does not match the reference matcher"
+cat "$work/verify.out"
+grep -q "all match the reference" "$work/verify.out" || fail "no verdict"
+echo "exchange smoke ($matcher): ok"
