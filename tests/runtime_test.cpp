@@ -298,6 +298,34 @@ TEST_CASE("a completion finished in a response from a user actor holds back the 
   run_async(via::actor);
 }
 
+TEST_CASE("copies of a shared completion finish their event once: the "
+          "first call through any copy wins",
+          "[runtime][async][completion]") {
+  auto doubled = [](auto& h, int& v, kl::completion<int> done) {
+    auto first = std::move(done).share();
+    auto second = first; // as CAF copies a request's two handlers
+    CHECK(second.pending());
+    h.run_later(std::chrono::microseconds(50 * (v % 3)),
+                [first, second, v] {
+                  (v % 2 ? second : first).ok(v * 2);
+                  CHECK_FALSE(first.pending());
+                  first.fail("ignored: already finished");
+                  second.ok(-1);
+                });
+  };
+  auto rt = start<int_rt>(two_threads(), from_fn<int, int>(doubled));
+  for (int i = 0; i < 60; ++i)
+    REQUIRE(rt->submit(kl::key{i % 4}, i));
+  event_ptr<int_rt> ev;
+  for (int i = 0; i < 60; ++i) {
+    REQUIRE(rt->pull(ev, 10s));
+    REQUIRE(ev->status == kl::outcome::ok);
+    CHECK(ev->result == ev->payload * 2);
+  }
+  CHECK_FALSE(rt->try_pull(ev));
+  CHECK(rt->stats().failed == 0);
+}
+
 namespace {
 
 struct sum_store {

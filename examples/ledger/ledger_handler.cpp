@@ -25,10 +25,8 @@ ledger_handler::ledger_handler(const keylane::handler_params& params,
 
 void ledger_handler::on_event(ledger_event& ev,
                               keylane::completion<ledger_result> done) {
-  // Both response handlers need the completion and CAF copies them, so
-  // the move-only completion lives behind a shared pointer.
-  auto pending =
-    std::make_shared<keylane::completion<ledger_result>>(std::move(done));
+  // CAF copies both response handlers, and either may finish the event.
+  auto pending = std::move(done).share();
   self()
     ->request(ctx_->db, options_.db_timeout, apply_atom::value,
               static_cast<int64_t>(ev.latency.count()))
@@ -36,10 +34,10 @@ void ledger_handler::on_event(ledger_event& ev,
       [this, ev, pending](int64_t) {
         bool accepted = apply(state(), ev);
         ctx_->measured.applied(ev, accepted);
-        pending->ok(ledger_result{accepted, state().balance});
+        pending.ok(ledger_result{accepted, state().balance});
       },
       [pending](caf::error& err) {
-        pending->fail("database: " + caf::to_string(err));
+        pending.fail("database: " + caf::to_string(err));
       });
 }
 

@@ -9,6 +9,9 @@
 
 namespace keylane {
 
+template <class Result>
+class shared_completion;
+
 /// Finishes one event, exactly once: `ok`, `skip`, `fail` (retryable) or
 /// `fail_permanently`. It may be
 /// called at once inside `on_event`, or later from a response handler, a
@@ -59,8 +62,46 @@ public:
   /// True until the event is finished through this object.
   [[nodiscard]] bool pending() const noexcept { return core_.pending(); }
 
+  /// Moves this completion into a copyable handle, for code that copies
+  /// its callbacks: `request(...).then(on_value, on_error)` in CAF copies
+  /// both handlers, and each must be able to finish the event.
+  [[nodiscard]] shared_completion<Result> share() && {
+    return shared_completion<Result>{std::move(*this)};
+  }
+
 private:
   detail::completion_core core_;
+};
+
+/// A completion that can be copied: every copy finishes the same event, and
+/// the first call through any of them wins, as with `completion`. Made by
+/// `std::move(done).share()`. Copies may live on different threads, but
+/// calls through them must not run at the same time.
+template <class Result>
+class shared_completion {
+public:
+  explicit shared_completion(completion<Result>&& done)
+    : done_(std::make_shared<completion<Result>>(std::move(done))) {}
+
+  /// Finishes the event with a result.
+  void ok(Result value) const { done_->ok(std::move(value)); }
+
+  /// Finishes the event without a result: a tombstone, not an error.
+  void skip() const { done_->skip(); }
+
+  /// Fails this attempt, with a reason (retried per `[retry]`).
+  void fail(std::string reason) const { done_->fail(std::move(reason)); }
+
+  /// Fails the event for good, without further attempts.
+  void fail_permanently(std::string reason) const {
+    done_->fail_permanently(std::move(reason));
+  }
+
+  /// True until the event is finished through any copy.
+  [[nodiscard]] bool pending() const noexcept { return done_->pending(); }
+
+private:
+  std::shared_ptr<completion<Result>> done_;
 };
 
 } // namespace keylane

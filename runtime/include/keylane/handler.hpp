@@ -84,7 +84,10 @@ public:
   using result_type = Result;
   using event_type = event<Payload, Result>;
 
-  /// Processes one event and finishes `done` now or later.
+  /// Processes one event and finishes `done` now or later. `payload`
+  /// stays where it is until `done` is finished, so callbacks that finish
+  /// it later may keep a reference to it. To finish it from callbacks that
+  /// get copied (CAF's `then`), use `std::move(done).share()`.
   virtual void on_event(Payload& payload, completion<Result> done) = 0;
 
   void invoke(detail::event_base& ev, detail::completion_core core) final {
