@@ -20,29 +20,29 @@ void book_handler::on_event(order_request& rq,
   bool ask = ctx_->risk && rq.kind != request_kind::cancel;
   if (!ask)
     return finish(rq, {}, done);
-  // Both response handlers need the completion and CAF copies handlers, so
-  // the move-only completion lives behind a shared pointer. The request is
-  // the lane's until the event completes, so the handlers may refer to it.
-  auto pending =
-    std::make_shared<keylane::completion<book_result>>(std::move(done));
+  // CAF copies both response handlers and either may finish the event. The
+  // request stays where it is until the event completes, so they may refer
+  // to it.
+  auto pending = std::move(done).share();
   self()
     ->request(ctx_->risk, ctx_->risk_timeout, risk_check_atom::value,
               rq.account, static_cast<char>(rq.sd), rq.qty,
               to_ticks(rq.price))
     .then(
       [this, &rq, pending](std::string& verdict) {
-        finish(rq, std::move(verdict), *pending);
+        finish(rq, std::move(verdict), pending);
       },
       [this, &rq, pending](caf::error& err) {
         // An unanswered check must not stall the symbol or park it: the
         // order is refused and the client told why.
         finish(rq, "risk check unavailable: " + caf::to_string(err),
-               *pending);
+               pending);
       });
 }
 
+template <class Completion>
 void book_handler::finish(const order_request& rq, std::string risk,
-                          keylane::completion<book_result>& done) {
+                          Completion& done) {
   book_result res;
   std::vector<trade> trades;
   book_.apply(rq, to_ticks(rq.price), risk, res.reports,

@@ -47,8 +47,8 @@ public:
                 keylane::completion<book_result> done) override;
 
 private:
-  void finish(const order_request& rq, std::string risk,
-              keylane::completion<book_result>& done);
+  template <class Completion> // completion or shared_completion
+  void finish(const order_request& rq, std::string risk, Completion& done);
 
   std::shared_ptr<book_context> ctx_;
   order_book book_;

@@ -57,6 +57,7 @@ keylane::settings defaults() {
   s.order = keylane::order_mode::per_key;
   s.max_active_keys = 1024;
   s.park = keylane::park_mode::none;
+  s.output_thread = keylane::output_thread::sink;
   return s;
 }
 

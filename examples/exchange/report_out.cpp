@@ -17,8 +17,16 @@ void report_out::deliver(const order_request& rq, uint64_t seq,
     ++counts_.reports;
     if (r.kind == report_kind::fill || r.kind == report_kind::partial_fill)
       ++counts_.fills;
-    journal_.report(seq, r);
-    send_(r);
+    if (!r.exec_id.empty()) {
+      journal_.report(seq, r);
+      send_(r);
+      continue;
+    }
+    // A reject from outside any book: ExecID (17) is required all the same.
+    auto copy = r;
+    copy.exec_id = "X" + std::to_string(++unbooked_reports_);
+    journal_.report(seq, copy);
+    send_(copy);
   }
 }
 

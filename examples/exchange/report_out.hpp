@@ -54,6 +54,7 @@ private:
   journal_writer& journal_;
   mutable std::mutex mtx_;
   report_counts counts_;
+  uint64_t unbooked_reports_ = 0;
 };
 
 } // namespace exchange

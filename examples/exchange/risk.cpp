@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <queue>
 #include <random>
 #include <unordered_map>
+#include <vector>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
@@ -12,7 +14,8 @@ namespace exchange {
 
 namespace {
 
-using risk_reply_atom = caf::atom_constant<caf::atom("risk_rep")>;
+using risk_wake_atom = caf::atom_constant<caf::atom("risk_wake")>;
+using risk_clock = std::chrono::steady_clock;
 
 struct account_risk {
   int64_t position = 0; ///< shares bought minus shares sold
@@ -31,22 +34,26 @@ public:
     return {
       [this](risk_check_atom, const std::string& account, char sd,
              int64_t qty, int64_t price_ticks) {
-        auto verdict = check(account, sd, qty, price_ticks);
-        auto id = next_id_++;
-        auto rp = make_response_promise();
-        pending_.emplace(id, rp);
         // The verdict is decided now, in the order checks arrive; only the
         // answer waits, as a remote service's would.
-        delayed_send(this, std::chrono::microseconds{delay_(rng_)},
-                     risk_reply_atom::value, id, std::move(verdict));
-        return rp;
+        auto due = risk_clock::now() + std::chrono::microseconds{delay_(rng_)};
+        auto rp = make_response_promise();
+        waiting_.push({due, rp, check(account, sd, qty, price_ticks)});
+        arm();
+        return rp; // answered in `wake`
       },
-      [this](risk_reply_atom, uint64_t id, std::string& verdict) {
-        auto i = pending_.find(id);
-        if (i == pending_.end())
-          return;
-        i->second.deliver(std::move(verdict));
-        pending_.erase(i);
+      [this](risk_wake_atom) {
+        armed_ = false;
+        // Answers due within the next few microseconds go out with this
+        // wake-up: one timer for many answers under load, as a service
+        // answering from one event loop would.
+        auto now = risk_clock::now() + std::chrono::microseconds{5};
+        while (!waiting_.empty() && waiting_.top().due <= now) {
+          auto& w = const_cast<answer&>(waiting_.top());
+          w.rp.deliver(std::move(w.verdict));
+          waiting_.pop();
+        }
+        arm();
       },
       [this](risk_fill_atom, const std::string& buyer,
              const std::string& seller, int64_t qty, int64_t price_ticks) {
@@ -79,11 +86,35 @@ private:
     return {};
   }
 
+  struct answer {
+    risk_clock::time_point due;
+    caf::response_promise rp;
+    std::string verdict;
+    bool operator>(const answer& other) const { return due > other.due; }
+  };
+
+  // Keeps one timer armed for the earliest answer due.
+  void arm() {
+    if (waiting_.empty())
+      return;
+    auto due = waiting_.top().due;
+    if (armed_ && armed_for_ <= due)
+      return;
+    armed_ = true;
+    armed_for_ = due;
+    auto delay = due - risk_clock::now();
+    if (delay < risk_clock::duration::zero())
+      delay = risk_clock::duration::zero();
+    delayed_send(this, delay, risk_wake_atom::value);
+  }
+
   risk_settings cfg_;
   std::minstd_rand rng_;
   std::uniform_int_distribution<uint32_t> delay_;
-  uint64_t next_id_ = 0;
-  std::unordered_map<uint64_t, caf::response_promise> pending_;
+  std::priority_queue<answer, std::vector<answer>, std::greater<answer>>
+    waiting_;
+  bool armed_ = false;
+  risk_clock::time_point armed_for_;
   std::unordered_map<std::string, account_risk> accounts_;
 };
 

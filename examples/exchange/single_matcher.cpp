@@ -22,10 +22,18 @@ namespace exchange {
 
 namespace {
 
+// The scheduler keylane runs on by default: CAF's "stealing" one polls
+// while idle, which would charge the baseline CPU time that is not its own.
+caf::actor_system_config& sharing(caf::actor_system_config& cfg) {
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  return cfg;
+}
+
 class single_matcher final : public matcher {
 public:
   single_matcher(const matcher_options& opts, report_out& out)
-    : opts_(opts), symbols_(opts.symbols), out_(out), sys_(sys_cfg_) {
+    : opts_(opts), symbols_(opts.symbols), out_(out),
+      sys_(sharing(sys_cfg_)) {
     if (opts.risk)
       risk_ = spawn_risk(sys_, opts.risk_cfg);
     thread_ = std::thread{[this] { run(); }};

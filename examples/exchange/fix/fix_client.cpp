@@ -12,7 +12,7 @@
 #include <quickfix/MessageStore.h>
 #include <quickfix/Session.h>
 #include <quickfix/SessionSettings.h>
-#include <quickfix/SocketInitiator.h>
+#include <quickfix/ThreadedSocketInitiator.h>
 
 namespace exchange {
 namespace load {
@@ -64,7 +64,7 @@ incoming decode(const FIX::Message& m, int session, char type) {
   return in;
 }
 
-// Callbacks of the SocketInitiator's one thread.
+// Callbacks of the sessions' reader threads, concurrently across sessions.
 class client_application : public FIX::Application {
 public:
   fix_client::message_fn on_message;
@@ -127,7 +127,7 @@ std::string client_settings(const std::string& host, int port, int sessions) {
 struct fix_client::impl {
   client_application app;
   FIX::MemoryStoreFactory store;
-  std::unique_ptr<FIX::SocketInitiator> initiator;
+  std::unique_ptr<FIX::ThreadedSocketInitiator> initiator;
   FIX::Session* sessions[max_sessions + 1] = {};
   int count = 0;
   bool stopped = false;
@@ -149,7 +149,7 @@ bool fix_client::start(const std::string& host, int port, int sessions,
     impl_->app.on_message = std::move(on_message);
     std::istringstream in(client_settings(host, port, sessions));
     FIX::SessionSettings settings(in);
-    impl_->initiator.reset(new FIX::SocketInitiator(impl_->app, impl_->store, settings));
+    impl_->initiator.reset(new FIX::ThreadedSocketInitiator(impl_->app, impl_->store, settings));
     for (const FIX::SessionID& id : impl_->initiator->getSessions())
       impl_->sessions[session_of(id)] = impl_->initiator->getSession(id);
     impl_->count = sessions;

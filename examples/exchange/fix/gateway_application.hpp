@@ -44,6 +44,10 @@ public:
   /// Sessions logged on now.
   int logged_on() const noexcept { return logged_on_.load(); }
 
+  // FIX::Application: logons and logouts keep the session table's `up`
+  // flags; toAdmin/toApp count the rejects QuickFIX and we send; fromApp
+  // decodes D, F and G, answers a missing tag with a Reject (373=1) and
+  // throws UnsupportedMessageType for anything else (QuickFIX answers 35=j).
   void onCreate(const FIX::SessionID&) override {}
   void onLogon(const FIX::SessionID& id) override;
   void onLogout(const FIX::SessionID& id) override;

@@ -47,6 +47,8 @@ std::vector<std::string> verdict(const run_result& r) {
                   + std::to_string(t.wrong_first) + " wrong first report, "
                   + std::to_string(t.seq_not_increasing) + " tag 20001 not increasing, "
                   + std::to_string(t.unknown_order) + " for an unknown ClOrdID");
+  for (const auto& e : t.examples)
+    why.push_back("  e.g. " + e);
   if (r.malformed_reports > 0)
     why.push_back(std::to_string(r.malformed_reports)
                   + " server messages were malformed (this client answered them with a Reject)");
@@ -66,14 +68,14 @@ void print_report(const load_options& o, const run_result& r) {
       "\"fills\":%llu,\"fills_per_s\":%.1f,\"traded_share\":%.4f,\"rejects\":%llu,"
       "\"cancel_rejects\":%llu,\"session_rejects\":%llu,\"business_rejects\":%llu,"
       "\"out_of_sequence\":%llu,\"session_errors\":%llu,\"malformed_reports\":%llu,"
-      "\"new\":%llu,\"cancel\":%llu,\"replace\":%llu,\"send_failures\":%llu,"
+      "\"new\":%llu,\"cancel\":%llu,\"replace\":%llu,\"send_failures\":%llu,\"earlier_run_reports\":%llu,"
       "\"hot_symbol\":\"%s\",\"drain_s\":%.3f,\"ok\":%s}\n",
       u(o.seed), o.sessions, o.rate, r.send_s, u(t.sent), u(t.answered),
       u(f.unanswered), f.orders_per_s, f.p50, f.p99, f.p999, f.max, u(t.fills),
       f.fills_per_s, f.traded_share, u(t.rejects), u(t.cancel_rejects),
       u(t.session_rejects), u(t.business_rejects), u(t.out_of_sequence()),
       u(r.session_errors), u(r.malformed_reports), u(t.sent_new), u(t.sent_cancel), u(t.sent_replace),
-      u(t.send_failures), r.hot_symbol.c_str(), r.drain_s,
+      u(t.send_failures), u(t.earlier_run_reports), r.hot_symbol.c_str(), r.drain_s,
       verdict(r).empty() ? "true" : "false");
     return;
   }

@@ -27,7 +27,9 @@ std::string account_of(int session, int k) {
 
 run_result run_load(const load_options& o) {
   run_result res;
-  order_tracker tracker;
+  // ClOrdIDs unique across runs against one long-lived server: "<run>-<session>-<n>".
+  const std::string run = std::to_string(fix_client::now_ns() / 1000000 % 100000000);
+  order_tracker tracker(run + "-");
   order_flow flow(o.seed, o.symbols, o.sessions, o.hot_share);
   res.hot_symbol = flow.symbol_name(flow.hot_symbol());
 
@@ -50,8 +52,6 @@ run_result run_load(const load_options& o) {
   const double interval_ns = 1e9 / o.rate;
   const uint64_t total = static_cast<uint64_t>(o.duration_s * o.rate);
   std::vector<uint64_t> next_cl(static_cast<size_t>(o.sessions) + 1, 0);
-  // ClOrdIDs unique across runs against one long-lived server.
-  const std::string run = std::to_string(fix_client::now_ns() / 1000000 % 100000000);
   auto pick = [&flow](size_t n) { return flow.pick(n); };
   for (uint64_t i = 0; i < total; ++i) {
     const int64_t due = start + static_cast<int64_t>(static_cast<double>(i) * interval_ns);

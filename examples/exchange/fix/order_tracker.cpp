@@ -1,7 +1,22 @@
 #include "order_tracker.hpp"
 
+#include <cstdio>
+
 namespace exchange {
 namespace load {
+
+void order_tracker::note(uint64_t& counter, const char* what, const incoming& in) {
+  ++counter;
+  if (t_.examples.size() >= 5)
+    return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s: LOAD%d 35=%c 150=%c 39=%c 11=%s 55=%s 14=%lld 20001=%llu",
+                what, in.session, in.msg_type, in.exec_type ? in.exec_type : '-',
+                in.ord_status ? in.ord_status : '-', in.cl_ord_id.c_str(), in.symbol.c_str(),
+                static_cast<long long>(in.cum_qty),
+                static_cast<unsigned long long>(in.symbol_seq));
+  t_.examples.push_back(buf);
+}
 
 void order_tracker::add_request(uint32_t chain, char kind, const std::string& cl,
                                 int64_t sched_ns) {
@@ -94,17 +109,26 @@ void order_tracker::on_message(const incoming& in) {
   }
   if (in.msg_type != '8' && in.msg_type != '9')
     return;
-  if (in.symbol_seq > 0) {
+  auto it = by_cl_.find(in.cl_ord_id);
+  // An OrderCancelReject carries no Symbol (FIX 4.4): the order's chain
+  // names it.
+  const std::string& symbol =
+    !in.symbol.empty() || it == by_cl_.end() ? in.symbol
+                                             : chains_[requests_[it->second].chain].symbol;
+  if (in.symbol_seq > 0 && !symbol.empty()) {
     if (last_seq_.size() <= static_cast<size_t>(in.session))
       last_seq_.resize(static_cast<size_t>(in.session) + 1);
-    uint64_t& last = last_seq_[in.session][in.symbol];
+    uint64_t& last = last_seq_[in.session][symbol];
     if (in.symbol_seq <= last)
-      ++t_.seq_not_increasing;
+      note(t_.seq_not_increasing,
+           ("20001 not above " + std::to_string(last)).c_str(), in);
     last = in.symbol_seq;
   }
-  auto it = by_cl_.find(in.cl_ord_id);
   if (it == by_cl_.end()) {
-    ++t_.unknown_order;
+    if (in.cl_ord_id.compare(0, prefix_.size(), prefix_) != 0)
+      ++t_.earlier_run_reports;
+    else
+      note(t_.unknown_order, "unknown ClOrdID", in);
     return;
   }
   request& rq = requests_[it->second];
@@ -118,7 +142,7 @@ void order_tracker::on_message(const incoming& in) {
   if (in.msg_type == '9') {
     ++t_.cancel_rejects;
     if (first && rq.kind == 'D')
-      ++t_.wrong_first;
+      note(t_.wrong_first, "OrderCancelReject answers a new order", in);
     ch.pending = false;
     update_live(rq.chain);
     return;
@@ -129,7 +153,7 @@ void order_tracker::on_message(const incoming& in) {
               : rq.kind == 'F' ? e == '4'
                                : (e == '5' || e == '8');
     if (!ok)
-      ++t_.wrong_first;
+      note(t_.wrong_first, "wrong first report", in);
   }
   on_exec_report(in, rq, ch);
   update_live(rq.chain);
@@ -148,11 +172,11 @@ void order_tracker::on_exec_report(const incoming& in, request& rq, chain& ch) {
     return;
   }
   if (ch.terminal) {
-    ++t_.after_terminal;
+    note(t_.after_terminal, "after the order ended", in);
     return;
   }
   if (in.cum_qty < ch.cum)
-    ++t_.cum_decreased;
+    note(t_.cum_decreased, ("CumQty below " + std::to_string(ch.cum)).c_str(), in);
   else
     ch.cum = in.cum_qty;
   switch (e) {
@@ -181,7 +205,7 @@ void order_tracker::on_exec_report(const incoming& in, request& rq, chain& ch) {
         ch.terminal = true;
       break;
     default:
-      ++t_.wrong_first;  // an ExecType this exchange never sends
+      note(t_.wrong_first, "unexpected ExecType", in);
       break;
   }
 }

@@ -40,6 +40,11 @@ struct tracker_totals {
            business_rejects = 0;
   uint64_t after_terminal = 0, cum_decreased = 0, wrong_first = 0,
            seq_not_increasing = 0, unknown_order = 0;
+  /// Reports for orders an earlier run left resting (their ClOrdID lacks
+  /// this run's prefix): fills against them are the server's right.
+  uint64_t earlier_run_reports = 0;
+  /// The first few out-of-sequence reports, described, for the FAIL text.
+  std::vector<std::string> examples;
   uint64_t out_of_sequence() const {
     return after_terminal + cum_decreased + wrong_first + seq_not_increasing
            + unknown_order;
@@ -52,6 +57,9 @@ struct tracker_totals {
 /// sent, so its answer always finds it.
 class order_tracker {
 public:
+  /// `run_prefix` starts every ClOrdID this run sends.
+  explicit order_tracker(std::string run_prefix) : prefix_(std::move(run_prefix)) {}
+
   /// Registers a new order about to be sent at scheduled time `sched_ns`.
   void new_sent(int session, const std::string& cl_ord_id,
                 const std::string& symbol, char side, double price,
@@ -100,7 +108,9 @@ private:
   void add_request(uint32_t chain, char kind, const std::string& cl, int64_t sched_ns);
   void update_live(uint32_t id);
   void on_exec_report(const incoming& in, request& rq, chain& ch);
+  void note(uint64_t& counter, const char* what, const incoming& in);
 
+  const std::string prefix_;
   mutable std::mutex mutex_;
   tracker_totals t_;
   std::vector<chain> chains_;

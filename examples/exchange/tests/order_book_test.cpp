@@ -72,7 +72,7 @@ TEST_CASE("orders at one price fill in time order", "[exchange][book]") {
   CHECK(out[4].last_px == Approx(99.00));
 }
 
-TEST_CASE("a replace that lowers the quantity keeps the order's place; one "
+TEST_CASE("a replace that lowers the quantity keeps the order's place, and one "
           "that moves the price loses it",
           "[exchange][book]") {
   order_book b{"S0000"};
