@@ -60,7 +60,7 @@ one_run() { # matcher risk rate run
   local sent
   sent=$(field sent "$out/load.json")
   printf '{"matcher":"%s","risk":"%s","rate":%s,"run":%s,"server_cpu_s":%s,"server_cpu_us_per_order":%.1f,"load":%s}\n' \
-    "$m" "$risk" "$rate" "$run" "$cpu" "$(echo "$cpu * 1000000 / ${sent:-1}" | bc -l)" \
+    "$m" "$risk" "$rate" "$run" "$cpu" "$(awk -v c="$cpu" -v n="${sent:-1}" 'BEGIN { print c * 1000000 / (n > 0 ? n : 1) }')" \
     "$(cat "$out/load.json")" | tee -a "$out/all.jsonl"
 }
 
