@@ -1,0 +1,61 @@
+#pragma once
+
+// What the bots measured, and the report built from it.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bots {
+
+/// Counters and samples of one run. Thread-safety: written on the bots' io
+/// thread only; the atomics are polled by the main thread.
+struct bot_stats {
+  uint64_t bots = 0;
+  std::atomic<uint64_t> joined{0};
+  /// Joins answered "rooms_full" (the room cap was reached).
+  std::atomic<uint64_t> join_refused{0};
+  uint64_t dropped = 0;
+  uint64_t inputs = 0;
+  uint64_t snapshots = 0;
+  uint64_t lost = 0;
+  uint64_t out_of_order = 0;
+  uint64_t portals = 0;
+  uint64_t arrivals = 0;
+  uint64_t refused = 0;
+  uint64_t transfers_lost = 0;
+  /// Bots between "portal" and their welcome in the next room.
+  std::atomic<int64_t> in_transit{0};
+  uint64_t errors = 0;
+  uint64_t chats = 0;
+  /// The hot room's (room-0) first and last tick seen, and the sum of the
+  /// scores in those snapshots: a restarted server goes on from its state.
+  uint64_t hot_first_tick = 0;
+  uint64_t hot_last_tick = 0;
+  int64_t hot_first_scores = 0;
+  int64_t hot_last_scores = 0;
+  /// Input sent -> first snapshot acknowledging it, in milliseconds.
+  std::vector<double> latency_ms;
+  /// Time between consecutive snapshots a bot got from one room, per room.
+  std::map<std::string, std::vector<double>> interval_ms;
+};
+
+/// The value below which `p` (0..1) of `xs` lie (sorts `xs`); 0 if empty.
+[[nodiscard]] double percentile(std::vector<double>& xs, double p);
+
+/// Tick interval percentiles over all rooms, and the worst room's p99.
+struct interval_summary {
+  double p50 = 0;
+  double p99 = 0;
+  double worst_room_p99 = 0;
+  std::string worst_room;
+  double hot_p99 = 0;
+  uint64_t samples = 0;
+};
+
+/// Summarises `s.interval_ms`; `hot` names the hot room.
+[[nodiscard]] interval_summary intervals(bot_stats& s, const std::string& hot);
+
+} // namespace bots
