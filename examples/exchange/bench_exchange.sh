@@ -47,6 +47,8 @@ one_run() { # matcher risk rate run
       sleep 0.1
     done
     grep -q "acceptor up" "$out/server.log" && break
+    # Not up: it may still be starting; never wait on a live server.
+    kill -9 $server 2>/dev/null || true
     wait $server || true
     server=""
   done

@@ -24,8 +24,13 @@ void book_handler::on_event(order_request& rq,
   // request stays where it is until the event completes, so they may refer
   // to it.
   auto pending = std::move(done).share();
+  // A finite timeout costs a round trip through CAF's clock thread per
+  // request; `risk_timeout` 0 leaves it to the actor (in-process: it
+  // answers, or its exit fails the request).
+  auto timeout = ctx_->risk_timeout.count() > 0 ? caf::duration{ctx_->risk_timeout}
+                                                : caf::infinite;
   self()
-    ->request(ctx_->risk, ctx_->risk_timeout, risk_check_atom::value,
+    ->request(ctx_->risk, timeout, risk_check_atom::value,
               rq.account, static_cast<char>(rq.sd), rq.qty,
               to_ticks(rq.price))
     .then(

@@ -36,6 +36,9 @@ its counters.
   --risk-us A-B     the risk actor answers after A..B microseconds, drawn
                     uniformly (default 50-200)
   --no-risk         no risk check
+  --risk-timeout-ms N  refuse an order whose check is not answered within N
+                    ms (default 1000; 0: no timeout, which spares CAF's
+                    clock thread a timer per check)
   --journal FILE    write every request a book took (with its place in
                     the symbol's sequence) and every report, JSON lines
   --json            print the counters at exit as one JSON object
@@ -89,6 +92,8 @@ options parse_args(int argc, char** argv) {
         args.fail("--risk-us must be MIN-MAX in microseconds, e.g. 50-200");
       opts.books.risk_cfg.min_delay_us = a;
       opts.books.risk_cfg.max_delay_us = b;
+    } else if (auto n = args.count("--risk-timeout-ms", 0)) {
+      opts.books.risk_timeout = std::chrono::milliseconds{*n};
     } else if (auto v = args.value("--fix-config")) {
       opts.fix_config = *v;
     } else if (auto v = args.value("--config")) {

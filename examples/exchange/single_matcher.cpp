@@ -103,7 +103,10 @@ private:
     if (risk_ && rq.kind != request_kind::cancel) {
       // The whole matcher waits for the answer: that is this design.
       self
-        ->request(risk_, opts_.risk_timeout, risk_check_atom::value,
+        ->request(risk_,
+                  opts_.risk_timeout.count() > 0
+                    ? caf::duration{opts_.risk_timeout} : caf::infinite,
+                  risk_check_atom::value,
                   rq.account, static_cast<char>(rq.sd), rq.qty, ticks)
         .receive([&](std::string& verdict) { risk = std::move(verdict); },
                  [&](caf::error& err) {

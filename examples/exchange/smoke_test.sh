@@ -29,6 +29,8 @@ for attempt in 1 2 3 4 5 6 7 8; do
     sleep 0.1
   done
   grep -q "acceptor up" "$work/server.log" && break
+  # Not up: it may still be starting; never wait on a live server.
+  kill -9 "$server" 2>/dev/null || true
   wait "$server" || true
   server=""
 done
