@@ -16,25 +16,6 @@ namespace {
 
 using book_runtime = keylane::runtime<order_request, book_result>;
 
-exec_report refuse(const order_request& rq, std::string text) {
-  exec_report r;
-  r.session = rq.session;
-  r.kind = rq.kind == request_kind::new_order ? report_kind::rejected
-                                              : report_kind::cancel_reject;
-  r.cxl_rej_response_to = rq.kind == request_kind::replace ? '2' : '1';
-  r.order_id = "NONE";
-  r.cl_ord_id = rq.cl_ord_id;
-  r.orig_cl_ord_id = rq.orig_cl_ord_id;
-  r.account = rq.account;
-  r.symbol = rq.symbol;
-  r.sd = rq.sd;
-  r.price = rq.price;
-  r.order_qty = rq.qty;
-  r.reject_reason = 99;
-  r.text = std::move(text);
-  return r;
-}
-
 class keylane_matcher final : public matcher {
 public:
   keylane_matcher(const matcher_options& opts, report_out& out)
@@ -70,7 +51,7 @@ public:
     auto res = rt_->submit(symbol, std::move(rq));
     if (!res) // the request was left untouched
       out_.deliver(rq, 0, {},
-                   {refuse(rq, std::string{"exchange busy: "}
+                   {refusal(rq, 99, std::string{"exchange busy: "}
                                  + keylane::to_string(res.code()))});
   }
 
@@ -108,7 +89,7 @@ private:
     // answer, and the book did not change (it changes only in `finish`).
     out_.note_failure();
     out_.deliver(e.payload, 0, {},
-                 {refuse(e.payload, "internal error: "
+                 {refusal(e.payload, 99, "internal error: "
                                       + std::string{keylane::to_string(e.status)}
                                       + " " + e.error)});
   }

@@ -4,9 +4,7 @@
 
 namespace exchange {
 
-namespace {
-
-exec_report reject(const order_request& rq, int reason, std::string text) {
+exec_report refusal(const order_request& rq, int reason, std::string text) {
   exec_report r;
   r.session = rq.session;
   r.order_id = "NONE";
@@ -28,8 +26,6 @@ exec_report reject(const order_request& rq, int reason, std::string text) {
   return r;
 }
 
-} // namespace
-
 std::optional<exec_report> validate(const order_request& rq,
                                     const symbol_table& symbols,
                                     int64_t& price_ticks) {
@@ -39,33 +35,33 @@ std::optional<exec_report> validate(const order_request& rq,
   int unknown_symbol = is_new ? 1 : 99;
   int bad_order = 99;
   if (rq.cl_ord_id.empty())
-    return reject(rq, bad_order, "ClOrdID is empty");
+    return refusal(rq, bad_order, "ClOrdID is empty");
   if (!symbols.listed(rq.symbol))
-    return reject(rq, unknown_symbol, "unknown symbol '" + rq.symbol + "'");
+    return refusal(rq, unknown_symbol, "unknown symbol '" + rq.symbol + "'");
   if (rq.sd != side::buy && rq.sd != side::sell)
-    return reject(rq, bad_order, "Side must be 1 (buy) or 2 (sell)");
+    return refusal(rq, bad_order, "Side must be 1 (buy) or 2 (sell)");
   if (rq.kind == request_kind::cancel) {
     if (rq.orig_cl_ord_id.empty())
-      return reject(rq, 1, "OrigClOrdID is empty");
+      return refusal(rq, 1, "OrigClOrdID is empty");
     price_ticks = 0;
     return std::nullopt;
   }
   if (rq.kind == request_kind::replace && rq.orig_cl_ord_id.empty())
-    return reject(rq, 1, "OrigClOrdID is empty");
+    return refusal(rq, 1, "OrigClOrdID is empty");
   if (rq.ord_type != '2')
-    return reject(rq, is_new ? 11 : 99,
+    return refusal(rq, is_new ? 11 : 99,
                   "only limit orders (OrdType=2) are accepted");
   if (rq.time_in_force != '0')
-    return reject(rq, is_new ? 11 : 99,
+    return refusal(rq, is_new ? 11 : 99,
                   "only DAY orders (TimeInForce=0) are accepted");
   if (rq.qty <= 0)
-    return reject(rq, is_new ? 13 : 99,
+    return refusal(rq, is_new ? 13 : 99,
                   "OrderQty must be positive, not " + std::to_string(rq.qty));
   if (rq.qty > 1000000000)
-    return reject(rq, is_new ? 13 : 99, "OrderQty above 1000000000");
+    return refusal(rq, is_new ? 13 : 99, "OrderQty above 1000000000");
   price_ticks = to_ticks(rq.price);
   if (price_ticks < 0)
-    return reject(rq, 99,
+    return refusal(rq, 99,
                   "Price " + std::to_string(rq.price)
                     + " is not a positive multiple of the tick 0.01");
   return std::nullopt;

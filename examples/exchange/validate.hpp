@@ -6,11 +6,18 @@
 // ClOrdID) the book decides.
 
 #include <optional>
+#include <string>
 
 #include "orders.hpp"
 #include "symbols.hpp"
 
 namespace exchange {
+
+/// A refusal of `rq` that no book saw: a rejected ExecutionReport for a
+/// new order, an OrderCancelReject for a cancel or replace, with FIX reason
+/// code `reason` and `text`.
+[[nodiscard]] exec_report refusal(const order_request& rq, int reason,
+                                  std::string text);
 
 /// The reject `rq` deserves, or nothing when it may go to its book.
 /// `price_ticks` is set to its price in ticks when it passes.
