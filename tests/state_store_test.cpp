@@ -432,6 +432,30 @@ TEST_CASE("a RocksDB state store opens read-only beside its writer and sees "
                                   " writing already"));
 }
 
+namespace {
+constexpr const char* store_holder_env = "KEYLANE_STATE_STORE_HOLDER";
+} // namespace
+
+// Run by the test below in a process of its own; nothing otherwise: holds
+// the store open for writing until told to stop.
+TEST_CASE("(the child process holding a RocksDB store open)",
+          "[.state_store_holder_child]") {
+  auto* spec = std::getenv(store_holder_env);
+  if (spec == nullptr)
+    return;
+  char path[4096] = {};
+  int ready = -1, release = -1;
+  if (std::sscanf(spec, "%d %d %4095s", &ready, &release, path) != 3)
+    _exit(2);
+  auto store = open_rocksdb_state_store(path);
+  if (!store || (*store)->write({{"b", "2"}}, true))
+    _exit(3);
+  char c = 1;
+  if (write(ready, &c, 1) != 1 || read(release, &c, 1) < 0)
+    _exit(4);
+  _exit(0);
+}
+
 TEST_CASE("a RocksDB state store held by another process refuses a second "
           "writer and still opens read-only",
           "[state][rocksdb][process]") {
@@ -440,19 +464,23 @@ TEST_CASE("a RocksDB state store held by another process refuses a second "
   int ready[2], release[2];
   REQUIRE(pipe(ready) == 0);
   REQUIRE(pipe(release) == 0);
+  // The holder runs in a fresh image of this binary (see the kill drill
+  // below: this process has RocksDB's threads by now).
+  auto spec = std::to_string(ready[1]) + " " + std::to_string(release[0])
+              + " " + fx.path;
+  REQUIRE(setenv(store_holder_env, spec.c_str(), 1) == 0);
   auto pid = fork();
   REQUIRE(pid >= 0);
-  if (pid == 0) { // holds the store open for writing until told to stop
+  if (pid == 0) {
     close(ready[0]);
     close(release[1]);
-    auto store = open_rocksdb_state_store(fx.path);
-    if (!store || (*store)->write({{"b", "2"}}, true))
-      _exit(3);
-    char c = 1;
-    if (write(ready[1], &c, 1) != 1 || read(release[0], &c, 1) < 0)
-      _exit(4);
-    _exit(0);
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    execl("/proc/self/exe", "keylane_tests", "[.state_store_holder_child]",
+          static_cast<char*>(nullptr));
+    _exit(9);
   }
+  unsetenv(store_holder_env);
   close(ready[1]);
   close(release[0]);
   char c = 0;
