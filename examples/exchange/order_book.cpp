@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "price.hpp"
+#include "validate.hpp"
 
 namespace exchange {
 
@@ -228,27 +229,12 @@ exec_report order_book::report(const resting_order& o, report_kind kind) {
 
 exec_report order_book::reject(const order_request& rq, int reason,
                                std::string text) {
-  exec_report r;
-  r.session = rq.session;
-  r.kind = report_kind::rejected;
-  r.order_id = "NONE";
-  r.cl_ord_id = rq.cl_ord_id;
-  r.account = rq.account;
-  r.symbol = rq.symbol;
-  r.sd = rq.sd;
-  r.price = rq.price;
-  r.order_qty = rq.qty;
-  r.reject_reason = reason;
-  r.text = std::move(text);
-  return r;
+  return refusal(rq, reason, std::move(text));
 }
 
 exec_report order_book::cancel_reject(const order_request& rq, int reason,
                                       std::string text) {
-  auto r = reject(rq, reason, std::move(text));
-  r.kind = report_kind::cancel_reject;
-  r.orig_cl_ord_id = rq.orig_cl_ord_id;
-  r.cxl_rej_response_to = rq.kind == request_kind::replace ? '2' : '1';
+  auto r = refusal(rq, reason, std::move(text)); // an OrderCancelReject
   if (auto* o = find(rq.session, rq.orig_cl_ord_id)) {
     r.order_id = o->order_id;
     r.leaves_qty = o->qty - o->cum;
