@@ -145,7 +145,7 @@ elseif(CASE STREQUAL "page")
   endif()
   # The page holds Chromium's dump until its first snapshot is drawn (see
   # page.cpp, hold=1); the bots are in before Chromium starts.
-  set(browse "${CHROMIUM} --headless --no-sandbox --disable-gpu --user-data-dir=${WORK}/profile --virtual-time-budget=10000 --dump-dom '{url}&hold=1'")
+  set(browse "${CHROMIUM} --headless --no-sandbox --disable-gpu --user-data-dir=${WORK}/profile --timeout=10000 --dump-dom '{url}&hold=1'")
   run_bots(r --bots 6 --rooms 1 --walkers 0 --seconds 1 --exec "${browse}"
     --exec-output ${WORK}/dom.html -- ${server} --rooms 1)
   expect("${r}" ${clean} "joined == bots" "exec_status == 0"

@@ -4,10 +4,13 @@ namespace game {
 
 // `?room=room-3&name=ann` picks the room and the name. The elements with
 // ids `status`, `tick`, `players` and `names` are what the browser test
-// reads back from Chromium's --dump-dom. `&hold=1` is for that test: a
-// headless Chromium with --virtual-time-budget dumps the page once no
-// request is pending, so the page keeps one (GET /hold) open until its first
-// snapshot is drawn, then cancels it: the dump follows that snapshot.
+// reads back from Chromium's --dump-dom. `&hold=1` is for that test:
+// headless Chromium dumps the page at its load event, and a frame still
+// loading holds that event back, so the page loads a hidden frame from
+// GET /hold (answered after 5 s) and removes it once its first snapshot is
+// drawn: the dump follows that snapshot. Not --virtual-time-budget with a
+// pending fetch: under load Chromium then kept the WebSocket's messages
+// from the page until the fetch ended (the dump showed the welcome only).
 const std::string& page_html() {
   static const std::string html = R"page(<!doctype html>
 <html><head><meta charset="utf-8"><title>keylane game rooms</title>
@@ -25,8 +28,13 @@ const q = new URLSearchParams(location.search);
 const room = q.get("room") || "room-0";
 const name = q.get("name") || ("web" + Math.floor(Math.random() * 10000));
 document.getElementById("room").textContent = room;
-const hold = q.get("hold") ? new AbortController() : null;
-if (hold) fetch("/hold", {signal: hold.signal, cache: "no-store"}).catch(() => {});
+let hold = null;
+if (q.get("hold")) {
+  hold = document.createElement("iframe");
+  hold.style.display = "none";
+  hold.src = "/hold";
+  document.body.appendChild(hold);
+}
 const cell = 20;
 let map = null, me = 0, seq = 0, dir = [0, 0];
 const ws = new WebSocket("ws://" + location.host + "/");
@@ -68,12 +76,12 @@ function draw(tick, lines) {
     }
   }
   document.getElementById("tick").textContent = tick;
-  if (hold) hold.abort(); // this frame is in the DOM: let the dump happen
   document.getElementById("players").textContent = names.length;
   const ul = document.getElementById("names");
   ul.replaceChildren(...names.map((n) => {
     const li = document.createElement("li"); li.textContent = n; return li;
   }));
+  if (hold) { hold.remove(); hold = null; } // this frame is in the DOM: let the dump happen
 }
 const keys = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
 function steer(d) {
