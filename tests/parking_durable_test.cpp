@@ -338,11 +338,16 @@ TEST_CASE("a runtime killed with kill -9 while it parks in groups has the "
     auto kill_after = 2'000 + rng() % 30'000;
     auto spec = std::to_string(fds[1]) + " " + std::to_string(keys) + " "
                 + std::to_string(round * round_span) + " " + path;
+    // Set here, not in the child: between fork and exec the child may only
+    // make async-signal-safe calls (setenv allocates, and a thread of ours
+    // may have held the allocator's lock at the fork).
+    setenv(crash_env, spec.c_str(), 1);
     auto pid = fork();
+    if (pid != 0)
+      unsetenv(crash_env);
     REQUIRE(pid >= 0);
     if (pid == 0) {
       close(fds[0]);
-      setenv(crash_env, spec.c_str(), 1);
       int devnull = open("/dev/null", O_WRONLY);
       dup2(devnull, 1);
       execl("/proc/self/exe", "keylane_tests", "[.park_crash_child]",

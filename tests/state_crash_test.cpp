@@ -110,11 +110,16 @@ TEST_CASE("a runtime killed with kill -9 leaves every key's state as the fold "
     auto spec = std::to_string(fds[1]) + " " + std::to_string(round) + " "
                 + std::to_string(ckpt_ms) + " " + std::to_string(ckpt_events)
                 + " " + std::to_string(linger) + " " + path;
+    // Set here, not in the child: between fork and exec the child may only
+    // make async-signal-safe calls (setenv allocates, and a thread of ours
+    // may have held the allocator's lock at the fork).
+    setenv(crash_env, spec.c_str(), 1);
     auto pid = fork();
+    if (pid != 0)
+      unsetenv(crash_env);
     REQUIRE(pid >= 0);
     if (pid == 0) {
       close(fds[0]);
-      setenv(crash_env, spec.c_str(), 1);
       int devnull = open("/dev/null", O_WRONLY);
       dup2(devnull, 1);
       execl("/proc/self/exe", "keylane_tests", "[.state_crash_child]",
