@@ -72,12 +72,13 @@ void print_counts(const options& opts, const report_counts& c,
       "\"resting_kept_across_retires\":%llu,\"books_restored\":%llu,"
       "\"fix\":{\"requests\":%llu,\"reports\":%llu,\"session_rejects\":%llu,"
       "\"business_rejects\":%llu,\"logons\":%llu,\"logouts\":%llu,"
-      "\"unsent\":%llu}}\n",
+      "\"unsent\":%llu,\"slow_dropped\":%llu,\"slow_cut\":%llu}}\n",
       opts.matcher.c_str(), opts.books.symbols, u(c.requests),
       u(c.early_rejects), u(c.reports), u(c.fills), u(c.risk_rejects),
       u(c.failures), u(b.retires), u(b.resting_kept), u(b.restored),
       u(g.requests), u(g.reports), u(g.session_rejects),
-      u(g.business_rejects), u(g.logons), u(g.logouts), u(g.unsent));
+      u(g.business_rejects), u(g.logons), u(g.logouts), u(g.unsent),
+      u(g.slow_dropped), u(g.slow_cut));
     return;
   }
   std::printf("matcher %s: %llu requests answered (%llu rejected before a "
@@ -90,9 +91,12 @@ void print_counts(const options& opts, const report_counts& c,
                 "activations restored a book\n",
                 u(b.retires), u(b.resting_kept), u(b.restored));
   std::printf("fix: %llu requests, %llu reports (%llu unsent), %llu session "
-              "rejects, %llu business rejects, %llu logons, %llu logouts\n",
+              "rejects, %llu business rejects, %llu logons, %llu logouts; "
+              "%llu reports dropped for clients that did not read, %llu "
+              "connections cut for it\n",
               u(g.requests), u(g.reports), u(g.unsent), u(g.session_rejects),
-              u(g.business_rejects), u(g.logons), u(g.logouts));
+              u(g.business_rejects), u(g.logons), u(g.logouts),
+              u(g.slow_dropped), u(g.slow_cut));
 }
 
 } // namespace
@@ -140,7 +144,7 @@ int main(int argc, char** argv) {
   }
   keylane::cli::control_signals signals{[] {}};
   auto fix = fix_gateway::start(
-    opts.fix_config, opts.port,
+    opts.fix_config, opts.port, opts.session_queue,
     [&](order_request&& rq) { m->take(std::move(rq)); }, error);
   if (!fix) {
     std::cerr << "exchange: " << error << "\n";

@@ -15,6 +15,7 @@ struct options {
   std::string matcher = "keylane"; ///< "keylane" or "single"
   int port = 0;                    ///< 0: the FIX settings file's port
   std::string fix_config;          ///< QuickFIX session settings
+  size_t session_queue = 50000;    ///< reports held for a client that does not read
   std::optional<std::string> config; ///< keylane TOML
   std::vector<std::string> overrides;
   matcher_options books;

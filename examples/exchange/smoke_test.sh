@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The exchange's CTest smoke run: the server on a loopback port with a
 # journal, the load client for a few seconds with a fixed seed, the bad
-# inputs, then the journal replayed through the reference matcher.
+# inputs, then the journal replayed through the reference matcher; then a
+# second server with a client beside the flow that never reads.
 #
 #   smoke_test.sh EXCHANGE ORDER_ENTRY_LOAD WORKDIR MATCHER [SET...]
 #
 # Fails unless every order was answered, no report came out of sequence, no
 # session dropped, every bad input got its answer, the server stopped
-# cleanly, and the journal's executions equal the reference's.
+# cleanly, and the journal's executions equal the reference's; and unless
+# the flow beside the client that does not read is answered in full.
 set -euo pipefail
 exchange=$1 load=$2 work=$3 matcher=$4
 shift 4
@@ -17,25 +19,37 @@ rm -rf "$work" && mkdir -p "$work"
 fail() { echo "exchange smoke ($matcher): $*" >&2; for f in "$work"/*.log; do echo "--- $f"; cat "$f"; done >&2; exit 1; }
 
 # A free port: try a few random ones; a busy port makes the server exit 3.
+# start_server TAG ARGS...: the server's files are $work/TAG.*.
 server=""
-for attempt in 1 2 3 4 5 6 7 8; do
-  port=$((20000 + RANDOM % 40000))
-  "$exchange" --matcher "$matcher" --port "$port" --journal "$work/journal.jsonl" \
-    --json "${sets[@]}" >"$work/server.out" 2>"$work/server.log" &
-  server=$!
-  for _ in $(seq 100); do
-    grep -q "acceptor up" "$work/server.log" && break
-    kill -0 "$server" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "acceptor up" "$work/server.log" && break
-  # Not up: it may still be starting; never wait on a live server.
-  kill -9 "$server" 2>/dev/null || true
-  wait "$server" || true
+start_server() {
+  local tag=$1
+  shift
   server=""
-done
-[ -n "$server" ] || fail "the server did not start"
-trap 'kill -9 "$server" 2>/dev/null || true' EXIT
+  for attempt in 1 2 3 4 5 6 7 8; do
+    port=$((20000 + RANDOM % 40000))
+    "$exchange" --matcher "$matcher" --port "$port" "$@" \
+      --json "${sets[@]}" >"$work/$tag.out" 2>"$work/$tag.log" &
+    server=$!
+    for _ in $(seq 100); do
+      grep -q "acceptor up" "$work/$tag.log" && break
+      kill -0 "$server" 2>/dev/null || break
+      sleep 0.1
+    done
+    grep -q "acceptor up" "$work/$tag.log" && break
+    # Not up: it may still be starting; never wait on a live server.
+    kill -9 "$server" 2>/dev/null || true
+    wait "$server" || true
+    server=""
+  done
+  [ -n "$server" ] || fail "the server did not start"
+  trap 'kill -9 "$server" 2>/dev/null || true' EXIT
+}
+stop_server() {
+  kill -TERM "$server"
+  wait "$server" || fail "the server did not stop cleanly"
+  trap - EXIT
+}
+start_server server --journal "$work/journal.jsonl"
 
 field() { grep -o "\"$1\":[0-9.]*" "$2" | head -1 | cut -d: -f2; }
 
@@ -56,9 +70,7 @@ cat "$work/bad.out"
 grep -q PASS "$work/bad.out" || fail "the bad-input run printed no PASS"
 ! grep -q FAIL "$work/bad.out" || fail "a bad-input case failed"
 
-kill -TERM "$server"
-wait "$server" || fail "the server did not stop cleanly"
-trap - EXIT
+stop_server
 cat "$work/server.out"
 [ "$(field failures "$work/server.out")" = 0 ] || fail "a handler failed"
 [ "$(field unsent "$work/server.out")" = 0 ] || fail "reports went unsent"
@@ -67,4 +79,29 @@ cat "$work/server.out"
   || fail "the journal does not match the reference matcher"
 cat "$work/verify.out"
 grep -q "all match the reference" "$work/verify.out" || fail "no verdict"
+
+# A client that logs on, floods cancels and never reads: the other
+# sessions' orders are all answered all the same, its reports past the
+# session's queue are dropped and its connection cut, and the journal still
+# matches the reference.
+start_server slow-server --journal "$work/slow-journal.jsonl" --session-queue 2000
+"$load" --port "$port" --rate 1000 --duration 2 --seed 8 --json --slow-reader 50000 \
+  >"$work/slow.out" 2>"$work/slow.log" || fail "order_entry_load failed beside a client that does not read"
+cat "$work/slow.out"
+sent=$(field sent "$work/slow.out")
+[ "$(field answered "$work/slow.out")" = "$sent" ] || fail "not every order answered beside the slow reader"
+# How many of its 50,000 it gets in depends on how fast the server reads
+# (slower under sanitizers); what it did to the server is checked below.
+[ "$(field slow_reader_sent "$work/slow.out")" -gt 0 ] || fail "the slow reader sent nothing"
+for f in unanswered out_of_sequence session_errors; do
+  [ "$(field $f "$work/slow.out")" = 0 ] || fail "$f is not 0 beside the slow reader"
+done
+stop_server
+cat "$work/slow-server.out"
+[ "$(field failures "$work/slow-server.out")" = 0 ] || fail "a handler failed"
+[ "$(field slow_dropped "$work/slow-server.out")" -gt 0 ] || fail "nothing was dropped for the slow reader"
+[ "$(field slow_cut "$work/slow-server.out")" -ge 1 ] || fail "the slow reader's connection was not cut"
+"$exchange" --verify "$work/slow-journal.jsonl" >"$work/slow-verify.out" 2>"$work/slow-verify.log" \
+  || fail "the slow run's journal does not match the reference matcher"
+grep -q "all match the reference" "$work/slow-verify.out" || fail "no verdict on the slow run"
 echo "exchange smoke ($matcher): ok"

@@ -34,8 +34,8 @@ FIX::SessionSettings with_port(const FIX::SessionSettings& in, int port) {
 
 class quickfix_gateway final : public fix_gateway {
 public:
-  explicit quickfix_gateway(request_fn on_request)
-    : app_(std::move(on_request)) {}
+  quickfix_gateway(request_fn on_request, size_t session_queue)
+    : app_(std::move(on_request), session_queue) {}
 
   ~quickfix_gateway() override { stop(); }
 
@@ -72,7 +72,8 @@ public:
   void stop() override {
     std::lock_guard<std::mutex> lock(stop_mutex_);
     if (acceptor_ && !stopped_) {
-      acceptor_->stop();
+      acceptor_->stop(); // closes every connection: no send stays blocked
+      app_.stop_sending();
       stopped_ = true;
     }
   }
@@ -93,8 +94,10 @@ private:
 
 std::unique_ptr<fix_gateway>
 fix_gateway::start(const std::string& settings_file, int port,
-                   request_fn on_request, std::string& error) {
-  std::unique_ptr<quickfix_gateway> g(new quickfix_gateway(std::move(on_request)));
+                   size_t session_queue, request_fn on_request,
+                   std::string& error) {
+  std::unique_ptr<quickfix_gateway> g(
+    new quickfix_gateway(std::move(on_request), session_queue));
   if (!g->start(settings_file, port, error))
     return nullptr;
   return g;

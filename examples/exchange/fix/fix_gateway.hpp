@@ -21,6 +21,8 @@ struct gateway_stats {
   uint64_t logons = 0;
   uint64_t logouts = 0;
   uint64_t unsent = 0;            ///< reports whose session was not logged on
+  uint64_t slow_dropped = 0;      ///< reports dropped: their client did not read
+  uint64_t slow_cut = 0;          ///< connections ended for that
 };
 
 /// A FIX 4.4 ThreadedSocketAcceptor. Requests arrive on QuickFIX's
@@ -33,13 +35,16 @@ public:
   virtual ~fix_gateway() = default;
 
   /// Reads the QuickFIX session settings file `settings_file`; a
-  /// `port` > 0 replaces its SocketAcceptPort. Returns null and sets
-  /// `error` if the file is bad or the port cannot be bound.
+  /// `port` > 0 replaces its SocketAcceptPort. `session_queue` is the most
+  /// reports held for one session: a client that lets more pile up (it
+  /// does not read) loses the rest and its connection, and the other
+  /// sessions never wait for it. Returns null and sets `error` if the file
+  /// is bad or the port cannot be bound.
   static std::unique_ptr<fix_gateway>
-  start(const std::string& settings_file, int port, request_fn on_request,
-        std::string& error);
+  start(const std::string& settings_file, int port, size_t session_queue,
+        request_fn on_request, std::string& error);
 
-  /// Sends `r` to session `r.session`.
+  /// Queues `r` for session `r.session`; never waits on the network.
   virtual void send(const exec_report& r) = 0;
 
   /// Logs every session out and stops the acceptor.

@@ -21,14 +21,29 @@ int session_index(const std::string& comp_id) {
   return n >= 0 && n <= gateway_application::max_sessions ? n : -1;
 }
 
-gateway_application::gateway_application(fix_gateway::request_fn on_request)
-  : on_request_(std::move(on_request)) {}
+gateway_application::gateway_application(fix_gateway::request_fn on_request,
+                                         size_t session_queue)
+  : on_request_(std::move(on_request)), session_queue_(session_queue) {}
 
 void gateway_application::attach(const FIX::SessionID& id,
                                  FIX::Session* session) {
   int n = session_index(id.getTargetCompID().getValue());
-  if (n >= 0)
-    slots_[n].session = session;
+  if (n < 0)
+    return;
+  slot& s = slots_[n];
+  s.session = session;
+  s.outbox.reset(new session_outbox(
+    session_queue_, [this, &s](const exec_report& r) { send_now(s, r); },
+    [this, session] {
+      ++slow_cut_;
+      session->disconnect();
+    }));
+}
+
+void gateway_application::stop_sending() {
+  for (slot& s : slots_)
+    if (s.outbox)
+      s.outbox->stop();
 }
 
 void gateway_application::send(const exec_report& r) {
@@ -40,6 +55,19 @@ void gateway_application::send(const exec_report& r) {
   // QuickFIX would keep a report for a session that is down in its store
   // and drop it at the next logon (ResetOnLogon=Y): count it instead.
   if (s.session == nullptr || !s.up.load(std::memory_order_acquire)) {
+    ++unsent_;
+    return;
+  }
+  switch (s.outbox->push(r)) {
+    case session_outbox::pushed::queued: break;
+    case session_outbox::pushed::dropped: ++slow_dropped_; break;
+    case session_outbox::pushed::stopped: ++unsent_; break;
+  }
+}
+
+// On the session's outbox thread.
+void gateway_application::send_now(slot& s, const exec_report& r) {
+  if (!s.up.load(std::memory_order_acquire)) {
     ++unsent_;
     return;
   }
@@ -59,13 +87,18 @@ gateway_stats gateway_application::stats() const {
   st.logons = logons_.load();
   st.logouts = logouts_.load();
   st.unsent = unsent_.load();
+  st.slow_dropped = slow_dropped_.load();
+  st.slow_cut = slow_cut_.load();
   return st;
 }
 
 void gateway_application::onLogon(const FIX::SessionID& id) {
   int n = session_index(id.getTargetCompID().getValue());
-  if (n >= 0)
+  if (n >= 0) {
+    if (slots_[n].outbox)
+      slots_[n].outbox->reset();
     slots_[n].up.store(true, std::memory_order_release);
+  }
   ++logons_;
   ++logged_on_;
 }

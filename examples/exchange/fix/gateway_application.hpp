@@ -5,11 +5,13 @@
 
 #include <array>
 #include <atomic>
+#include <memory>
 
 #include <quickfix/Application.h>
 #include <quickfix/Session.h>
 
 #include "fix_gateway.hpp"
+#include "session_outbox.hpp"
 
 namespace exchange {
 namespace fix {
@@ -29,14 +31,20 @@ public:
   /// The highest session index the table holds (LOAD1..LOAD64).
   static constexpr int max_sessions = 64;
 
-  explicit gateway_application(fix_gateway::request_fn on_request);
+  /// `session_queue`: the most reports held for one session whose client
+  /// does not read (see session_outbox).
+  gateway_application(fix_gateway::request_fn on_request, size_t session_queue);
+  ~gateway_application() override { stop_sending(); }
 
   /// Registers QuickFIX's session object for `id`; call before start.
   void attach(const FIX::SessionID& id, FIX::Session* session);
 
-  /// Sends `r` to its session, or counts it unsent if that session is
-  /// unknown or not logged on.
+  /// Queues `r` for its session, or counts it unsent if that session is
+  /// unknown or not logged on, or dropped if its client does not read.
   void send(const exec_report& r);
+
+  /// Ends the sessions' sender threads; before QuickFIX's sessions go.
+  void stop_sending();
 
   /// A snapshot of the counters.
   gateway_stats stats() const;
@@ -65,12 +73,16 @@ private:
   struct slot {
     FIX::Session* session = nullptr;
     std::atomic<bool> up{false};
+    std::unique_ptr<session_outbox> outbox;
   };
+
+  void send_now(slot& s, const exec_report& r);
 
   void reject_missing(const FIX::Message& msg, FIX::Session* session,
                       int tag, const char* name);
 
   fix_gateway::request_fn on_request_;
+  const size_t session_queue_;
   std::array<slot, max_sessions + 1> slots_;
   std::atomic<int> logged_on_{0};
   std::atomic<uint64_t> requests_{0};
@@ -80,6 +92,8 @@ private:
   std::atomic<uint64_t> logons_{0};
   std::atomic<uint64_t> logouts_{0};
   std::atomic<uint64_t> unsent_{0};
+  std::atomic<uint64_t> slow_dropped_{0};
+  std::atomic<uint64_t> slow_cut_{0};
   std::atomic<uint64_t> exec_ids_{0};  // for reports the matcher left without one
 };
 

@@ -39,6 +39,8 @@ const char* usage() {
          "  --json              print one JSON object\n"
          "  --check-bad-inputs  send malformed and invalid requests over LOAD1,\n"
          "                      print PASS/FAIL per case\n"
+         "  --slow-reader N     also log on as LOAD<sessions+1> over a raw socket,\n"
+         "                      send N cancels of unknown orders and read nothing\n"
          "exit 0 only if every request was answered, no report was out of\n"
          "sequence and no session dropped.\n";
 }
@@ -86,10 +88,17 @@ bool parse_options(int argc, char** argv, load_options& o, std::string& error) {
     } else if (!std::strcmp(f, "--drain-timeout")) {
       if (!to_double(v, d) || d < 0) return bad("must be >= 0 s");
       o.drain_timeout_s = d;
+    } else if (!std::strcmp(f, "--slow-reader")) {
+      if (!to_int(v, n) || n < 0) return bad("must be an integer >= 0");
+      o.slow_reader = static_cast<uint64_t>(n);
     } else {
       error = std::string(f) + ": unknown flag (see --help)";
       return false;
     }
+  }
+  if (o.slow_reader > 0 && o.sessions >= 16) {
+    error = "--slow-reader logs on as LOAD<sessions+1>: use at most 15 sessions";
+    return false;
   }
   return true;
 }

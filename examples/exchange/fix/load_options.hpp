@@ -21,6 +21,7 @@ struct load_options {
   double drain_timeout_s = 10;
   bool json = false;
   bool check_bad_inputs = false;
+  uint64_t slow_reader = 0;  ///< requests of a client that never reads (0: none)
   bool help = false;
 };
 

@@ -69,13 +69,14 @@ void print_report(const load_options& o, const run_result& r) {
       "\"cancel_rejects\":%llu,\"session_rejects\":%llu,\"business_rejects\":%llu,"
       "\"out_of_sequence\":%llu,\"session_errors\":%llu,\"malformed_reports\":%llu,"
       "\"new\":%llu,\"cancel\":%llu,\"replace\":%llu,\"send_failures\":%llu,\"earlier_run_reports\":%llu,"
-      "\"hot_symbol\":\"%s\",\"drain_s\":%.3f,\"ok\":%s}\n",
+      "\"slow_reader_sent\":%llu,\"hot_symbol\":\"%s\",\"drain_s\":%.3f,\"ok\":%s}\n",
       u(o.seed), o.sessions, o.rate, r.send_s, u(t.sent), u(t.answered),
       u(f.unanswered), f.orders_per_s, f.p50, f.p99, f.p999, f.max, u(t.fills),
       f.fills_per_s, f.traded_share, u(t.rejects), u(t.cancel_rejects),
       u(t.session_rejects), u(t.business_rejects), u(t.out_of_sequence()),
       u(r.session_errors), u(r.malformed_reports), u(t.sent_new), u(t.sent_cancel), u(t.sent_replace),
-      u(t.send_failures), u(t.earlier_run_reports), r.hot_symbol.c_str(), r.drain_s,
+      u(t.send_failures), u(t.earlier_run_reports), u(r.slow_reader_sent),
+      r.hot_symbol.c_str(), r.drain_s,
       verdict(r).empty() ? "true" : "false");
     return;
   }

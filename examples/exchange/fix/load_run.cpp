@@ -7,6 +7,7 @@
 
 #include "fix_client.hpp"
 #include "order_flow.hpp"
+#include "slow_reader.hpp"
 
 namespace exchange {
 namespace load {
@@ -45,6 +46,13 @@ run_result run_load(const load_options& o) {
     return res;
   }
   const uint64_t logouts_before = client.logouts();
+  // Beside the flow, a client that stops reading at once: the flow's
+  // answers must not wait on it.
+  slow_reader slow;
+  if (o.slow_reader > 0
+      && !slow.start(o.host, o.port, "LOAD" + std::to_string(o.sessions + 1),
+                     o.slow_reader, res.error))
+    return res;
 
   // Open loop: order i is due at start + i / rate whatever happened before;
   // a late sender sends at once and the lateness counts in the latency.
@@ -110,6 +118,8 @@ run_result run_load(const load_options& o) {
   res.drain_s = static_cast<double>(fix_client::now_ns() - sent_end) / 1e9;
   res.session_errors = client.logouts() - logouts_before;
   res.malformed_reports = client.rejects_sent();
+  res.slow_reader_sent = slow.sent();
+  slow.close();
   client.stop();
   res.totals = tracker.totals();
   return res;

@@ -18,6 +18,7 @@ struct run_result {
   double drain_s = 0;         ///< waiting for answers after the last send
   uint64_t session_errors = 0; ///< logouts and disconnects while running
   uint64_t malformed_reports = 0; ///< server messages our QuickFIX rejected
+  uint64_t slow_reader_sent = 0; ///< requests the reading-nothing client wrote
   std::string hot_symbol;
   std::string error;          ///< set if the run could not start
 };
