@@ -35,7 +35,9 @@ its counters.
   --session-queue N the most reports held for one FIX session whose client
                     does not read (default 50000); past it the session
                     loses its reports and its connection, and no other
-                    session ever waits for it
+                    session ever waits for it. 0: reports are written from
+                    the matcher's output thread, one thread hop fewer, and
+                    a client that stops reading stalls every session
   --symbols N       listed symbols S0000..S<N-1> (default 1000)
   --risk-us A-B     the risk actor answers after A..B microseconds, drawn
                     uniformly (default 50-200)
@@ -96,7 +98,7 @@ options parse_args(int argc, char** argv) {
         args.fail("--risk-us must be MIN-MAX in microseconds, e.g. 50-200");
       opts.books.risk_cfg.min_delay_us = a;
       opts.books.risk_cfg.max_delay_us = b;
-    } else if (auto n = args.count("--session-queue", 1)) {
+    } else if (auto n = args.count("--session-queue", 0)) {
       opts.session_queue = static_cast<size_t>(*n);
     } else if (auto n = args.count("--risk-timeout-ms", 0)) {
       opts.books.risk_timeout = std::chrono::milliseconds{*n};

@@ -38,13 +38,16 @@ public:
   /// `port` > 0 replaces its SocketAcceptPort. `session_queue` is the most
   /// reports held for one session: a client that lets more pile up (it
   /// does not read) loses the rest and its connection, and the other
-  /// sessions never wait for it. Returns null and sets `error` if the file
-  /// is bad or the port cannot be bound.
+  /// sessions never wait for it; 0 sends from `send`'s caller, one thread
+  /// hop fewer, and one client that does not read stalls every session.
+  /// Returns null and sets `error` if the file is bad or the port cannot
+  /// be bound.
   static std::unique_ptr<fix_gateway>
   start(const std::string& settings_file, int port, size_t session_queue,
         request_fn on_request, std::string& error);
 
-  /// Queues `r` for session `r.session`; never waits on the network.
+  /// Queues `r` for session `r.session`; never waits on the network
+  /// (unless `session_queue` was 0).
   virtual void send(const exec_report& r) = 0;
 
   /// Logs every session out and stops the acceptor.

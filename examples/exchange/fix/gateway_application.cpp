@@ -32,6 +32,8 @@ void gateway_application::attach(const FIX::SessionID& id,
     return;
   slot& s = slots_[n];
   s.session = session;
+  if (session_queue_ == 0)
+    return; // reports go out from the caller's thread
   s.outbox.reset(new session_outbox(
     session_queue_, [this, &s](const exec_report& r) { send_now(s, r); },
     [this, session] {
@@ -58,6 +60,10 @@ void gateway_application::send(const exec_report& r) {
     ++unsent_;
     return;
   }
+  if (!s.outbox) {
+    send_now(s, r);
+    return;
+  }
   switch (s.outbox->push(r)) {
     case session_outbox::pushed::queued: break;
     case session_outbox::pushed::dropped: ++slow_dropped_; break;
@@ -65,7 +71,7 @@ void gateway_application::send(const exec_report& r) {
   }
 }
 
-// On the session's outbox thread.
+// On the session's outbox thread (or the caller's, with no outboxes).
 void gateway_application::send_now(slot& s, const exec_report& r) {
   if (!s.up.load(std::memory_order_acquire)) {
     ++unsent_;

@@ -32,7 +32,8 @@ public:
   static constexpr int max_sessions = 64;
 
   /// `session_queue`: the most reports held for one session whose client
-  /// does not read (see session_outbox).
+  /// does not read (see session_outbox); 0: no outboxes, `send` writes to
+  /// the socket itself and waits for a client that does not read.
   gateway_application(fix_gateway::request_fn on_request, size_t session_queue);
   ~gateway_application() override { stop_sending(); }
 
