@@ -27,6 +27,7 @@ session_outbox::pushed session_outbox::push(const exec_report& r) {
 void session_outbox::reset() {
   std::lock_guard<std::mutex> lock(m_);
   dropped_ = false;
+  cut_done_ = false;
 }
 
 void session_outbox::stop() {
@@ -43,7 +44,9 @@ void session_outbox::run() {
   std::deque<exec_report> batch;
   std::unique_lock<std::mutex> lock(m_);
   for (;;) {
-    cv_.wait(lock, [this] { return stopping_ || dropped_ || !queue_.empty(); });
+    cv_.wait(lock, [this] {
+      return stopping_ || !queue_.empty() || (dropped_ && !cut_done_);
+    });
     if (!queue_.empty()) {
       batch.swap(queue_);
       lock.unlock();
@@ -53,16 +56,17 @@ void session_outbox::run() {
       lock.lock();
       continue;
     }
-    if (stopping_)
-      return;
-    if (dropped_) {
-      // Everything before the drop is out; the connection goes. reset()
-      // at the next logon takes reports again.
+    if (dropped_ && !cut_done_) {
+      // Everything before the drop is out: the connection goes (at a stop
+      // too). reset() at the next logon takes reports again.
+      cut_done_ = true;
       lock.unlock();
       cut_();
       lock.lock();
-      cv_.wait(lock, [this] { return stopping_ || !dropped_ || !queue_.empty(); });
+      continue;
     }
+    if (stopping_)
+      return;
   }
 }
 

@@ -42,8 +42,8 @@ public:
   /// A new logon: reports are taken again.
   void reset();
 
-  /// Sends what is queued (fast once the session is down), then ends the
-  /// thread. Idempotent.
+  /// Sends what is queued (fast once the session is down), cuts the
+  /// connection if reports were dropped, then ends the thread. Idempotent.
   void stop();
 
 private:
@@ -56,6 +56,7 @@ private:
   std::condition_variable cv_;
   std::deque<exec_report> queue_;
   bool dropped_ = false;  // reports were dropped since the last logon
+  bool cut_done_ = false; // and the connection was cut for it
   bool stopping_ = false;
   std::thread thread_;
 };
