@@ -359,7 +359,7 @@ void run_property(const run_params& rp, uint64_t seed) {
 
 TEST_CASE("per-key order, exactly-once accounting, cap and window hold on "
           "adversarial workloads",
-          "[invariants][property]") {
+          "[invariants][property][heavy]") {
   auto seed = test_seed();
   auto live_before = payload::live.load();
   for (size_t cap : {1, 8, 64}) {

@@ -44,6 +44,7 @@ arguments, a bad config file or a bad --set.
 
 options parse_args(int argc, char** argv) {
   options o;
+  o.config = KAFKA_LEDGER_CONFIG;
   keylane::cli::arg_reader args{"kafka_ledger", argc, argv};
   while (args.next()) {
     if (args.flag("--help") || args.flag("-h")) {

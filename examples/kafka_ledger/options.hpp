@@ -17,7 +17,7 @@ struct options {
   /// Internal: run as one consumer process.
   bool consume = false;
   std::string bootstrap;
-  std::string config = KAFKA_LEDGER_CONFIG;
+  std::string config; // parse_args sets the shipped kafka_ledger.toml
   /// "section.key=value" overrides of the config file, in order.
   std::vector<std::string> sets;
 };

@@ -20,6 +20,7 @@
 #include "keylane/kafka/mock_cluster.hpp"
 #include "keylane/kafka/producer.hpp"
 #include "member_logs.hpp"
+#include "member_path.hpp"
 #include "member_process.hpp"
 
 namespace kafka_test {
@@ -107,7 +108,7 @@ public:
     auto log = (dir_ / ("member-" + n + ".log")).string();
     logs_.push_back(log);
     members_.push_back(
-      std::make_unique<member_process>(KEYLANE_KAFKA_MEMBER, cfg, log));
+      std::make_unique<member_process>(member_path(), cfg, log));
     return *members_.back();
   }
 

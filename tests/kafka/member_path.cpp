@@ -1,0 +1,9 @@
+#include "member_path.hpp"
+
+namespace kafka_test {
+
+const char* member_path() noexcept {
+  return KEYLANE_KAFKA_MEMBER;
+}
+
+} // namespace kafka_test
