@@ -111,6 +111,7 @@ sample run_once(const way_spec& spec, const workload& wl, const run_params& p) {
   }
   reset_peak_rss();
   auto cpu0 = process_cpu_seconds();
+  auto cs0 = process_context_switches();
   auto stat0 = sample_cpu();
   auto t0 = now_ns();
   bool all_taken = true;
@@ -139,11 +140,13 @@ sample run_once(const way_spec& spec, const workload& wl, const run_params& p) {
     s.events, std::chrono::nanoseconds(static_cast<int64_t>(p.timeout_s * 1e9)));
   auto t1 = now_ns();
   auto cpu1 = process_cpu_seconds();
+  auto cs1 = process_context_switches();
   auto stat1 = sample_cpu();
   s.state = w->keyed_state();
   s.peak_rss_mb = peak_rss_mb();
   s.seconds = static_cast<double>(t1 - t0) * 1e-9;
   s.cpu_s = cpu1 - cpu0;
+  s.context_switches = cs1 - cs0;
   s.other_load = other_load(stat0, stat1, s.cpu_s);
   s.delivered = out.delivered();
   s.violations = out.violations();

@@ -47,6 +47,8 @@ struct sample {
   double seconds = 0;
   /// Process CPU seconds over the same span.
   double cpu_s = 0;
+  /// Context switches of the process over the same span.
+  uint64_t context_switches = 0;
   /// Open loop: from scheduled time to delivery, and from scheduled time
   /// to the start of `submit` (the pacer's own lateness).
   histogram latency;

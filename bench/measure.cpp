@@ -36,6 +36,12 @@ double process_cpu_seconds() {
   return secs(ru.ru_utime) + secs(ru.ru_stime);
 }
 
+uint64_t process_context_switches() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<uint64_t>(ru.ru_nvcsw) + static_cast<uint64_t>(ru.ru_nivcsw);
+}
+
 double rss_mb() { return status_field_mb("VmRSS"); }
 
 double peak_rss_mb() { return status_field_mb("VmHWM"); }

@@ -11,6 +11,10 @@ namespace keylane::bench {
 /// User + system CPU seconds of this process (all threads) so far.
 [[nodiscard]] double process_cpu_seconds();
 
+/// Context switches of this process (all threads) so far: voluntary (a
+/// thread went to sleep, so something must wake it) plus involuntary.
+[[nodiscard]] uint64_t process_context_switches();
+
 /// Resident set size now (VmRSS), in MiB; 0 if unreadable.
 [[nodiscard]] double rss_mb();
 

@@ -46,6 +46,7 @@ void visit_fields(row& r, F&& f) {
   f("notes", r.notes);
   f("keylane_set", r.keylane_set);
   f("rejected_submits", r.rejected_submits);
+  f("cs_per_event", r.cs_per_event);
 }
 
 // The keyed-state fields, after the others: in a record always, in JSON
@@ -216,7 +217,7 @@ void print_table(std::ostream& out, const run_info& info,
           << lpad("rate", 6) << pad("p50", 13) << pad("p99", 13)
           << pad("p99.9", 13) << " @" << lpad("half", 7) << pad("peakMB", 12)
           << pad("idleMB", 12) << pad("baseMB", 8) << pad("lanes/ev", 9)
-          << pad("viol", 7) << pad("load%", 7) << "\n";
+          << pad("cs/ev", 12) << pad("viol", 7) << pad("load%", 7) << "\n";
     }
     auto name = r.way;
     if (!r.scheduler.empty())
@@ -236,6 +237,7 @@ void print_table(std::ostream& out, const run_info& info,
         << " @" << lpad(half, 7) << pad(cell(r.peak_rss_mb), 12)
         << pad(cell(r.idle_rss_mb), 12) << pad(si(r.base_rss_mb.median), 8)
         << pad(r.lanes_per_event.median > 0 ? si(r.lanes_per_event.median) : "-", 9)
+        << pad(cell(r.cs_per_event), 12)
         << pad(std::to_string(r.violations) + (r.ordered ? "" : "u"), 7)
         << pad(std::to_string(static_cast<int>(r.other_load_pct.median)), 7)
         << "\n";
@@ -250,7 +252,7 @@ void print_table(std::ostream& out, const run_info& info,
   out << "\nviol: per-key order violations over all runs ('u': unordered by "
          "contract, reported only). events/s and cpu ns/ev: closed-loop runs; "
          "peak/idle/base RSS: MiB at the\nrun's peak, after all lanes retired "
-         "(+ a short pause), and before the way started. lanes/ev: keylane lanes spawned per event. '~' after a rate: the "
+         "(+ a short pause), and before the way started. lanes/ev: keylane lanes spawned per event. cs/ev: context switches of the process per event (closed loop). '~' after a rate: the "
          "pacer submitted >1 ms late at p99,\nbecause the way "
          "blocked submit (backpressure) or the machine did not run the pacer "
          "on time; the latencies include that wait. load%: median share of the "
@@ -277,8 +279,9 @@ void print_markdown(std::ostream& out, const run_info& info,
       out << "\n**" << group << "**\n\n"
           << "| way | events/s | CPU ns/event | p50 / p99 / p99.9 µs at "
           << si(info.rate) << "/s | p99 µs at half max (rate) | peak / idle / "
-             "base RSS MiB | lanes/event | violations | other load % |\n"
-          << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+             "base RSS MiB | lanes/event | context switches/event | violations | "
+             "other load % |\n"
+          << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     }
     auto name = "`" + r.way + "`";
     if (!r.scheduler.empty())
@@ -293,16 +296,17 @@ void print_markdown(std::ostream& out, const run_info& info,
         << si(r.peak_rss_mb.median) << " / " << si(r.idle_rss_mb.median)
         << " / " << si(r.base_rss_mb.median) << " | "
         << (r.lanes_per_event.median > 0 ? si(r.lanes_per_event.median) : "–")
+        << " | " << cell(r.cs_per_event)
         << " | " << r.violations << (r.ordered ? "" : " (unordered)") << " | "
         << static_cast<int>(r.other_load_pct.median) << " |\n";
     if (r.rejected_submits != 0)
       out << "| ↳ " << r.rejected_submits
           << " submits rejected (overflow = reject) and retried | | | | | | "
-             "| | |\n";
+             "| | | |\n";
     if (!r.state_store.empty())
-      out << "| ↳ " << state_line(r) << " | | | | | | | | |\n";
+      out << "| ↳ " << state_line(r) << " | | | | | | | | | |\n";
     if (!r.completed)
-      out << "| ↳ INCOMPLETE: " << r.notes << " | | | | | | | | |\n";
+      out << "| ↳ INCOMPLETE: " << r.notes << " | | | | | | | | | |\n";
   }
 }
 

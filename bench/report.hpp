@@ -33,6 +33,9 @@ struct row {
   uint64_t events = 0; // per throughput run (sized by a warm-up run)
   figure events_per_s;
   figure cpu_ns_per_event;
+  /// Context switches of the process per event (closed-loop runs): the
+  /// wake-ups a design spends, which CPU time alone does not show.
+  figure cs_per_event;
   double rate = 0; // open-loop rate of the p50/p99/p999 figures
   bool overloaded = false; // `rate` is above the way's measured maximum
   figure p50_us, p99_us, p999_us;

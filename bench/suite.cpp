@@ -99,6 +99,11 @@ row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
   r.cpu_ns_per_event = summarize(collect(c.tput, [](const sample& s) {
     return s.events ? s.cpu_s * 1e9 / static_cast<double>(s.events) : 0.0;
   }));
+  r.cs_per_event = summarize(collect(c.tput, [](const sample& s) {
+    return s.events ? static_cast<double>(s.context_switches)
+                        / static_cast<double>(s.events)
+                    : 0.0;
+  }));
   r.rate = rate;
   r.overloaded = overloaded;
   r.half_rate = half_rate;

@@ -5,8 +5,8 @@
 # Used = the -dev packages (dpkg -S) owning a file the consumer's build read:
 # a library on its link line, a header its compile included (the compiler's
 # depfile), a CMake package config directory that find_package loaded or a
-# library a find module found (the cache's <name>_DIR and _LIBRARY entries). The compiler's own packages (libc, libstdc++)
-# are left out. Listed = the backticked names after "Consumers need these
+# library a find module found (the cache's <name>_DIR and _LIBRARY entries). The compiler's own packages (libc, libstdc++;
+# clang's headers and sanitizer runtimes) are left out. Listed = the backticked names after "Consumers need these
 # Debian packages:" up to the end of that sentence.
 #
 # Needs: consumer_build, README. Skipped (with a message) without dpkg.
@@ -94,7 +94,7 @@ foreach(line IN LISTS owner_lines)
   foreach(pkg IN LISTS pkgs)
     string(REGEX REPLACE ":.*$" "" pkg "${pkg}") # the architecture
     if(pkg MATCHES "-dev$"
-       AND NOT pkg MATCHES "^(libc6-dev|linux-libc-dev|libcrypt-dev|libstdc\\+\\+-[0-9]+-dev|libgcc-[0-9]+-dev)$")
+       AND NOT pkg MATCHES "^(libc6-dev|linux-libc-dev|libcrypt-dev|libstdc\\+\\+-[0-9]+-dev|libgcc-[0-9]+-dev|libclang-common-[0-9]+-dev|libclang-rt-[0-9]+-dev)$")
       list(APPEND used "${pkg}")
     endif()
   endforeach()
