@@ -4,8 +4,23 @@
 # so .ci/run can print where its time went even when a phase fails.
 #
 #   scripts/phase.sh "plain build" cmake --build build -j2
+#   scripts/phase.sh --record NAME STARTED STATUS   logs a phase run elsewhere
+#                                      (STARTED: its `date +%s`)
 #   scripts/phase.sh --table FILE      prints the phases FILE holds
 set -uo pipefail
+
+# Logs phase $1, begun at $2 (epoch seconds), that ended with status $3.
+record() {
+  [[ -n ${KEYLANE_PHASE_LOG:-} ]] || return 0
+  local result=ok
+  (($3 == 0)) || result="failed ($3)"
+  printf '%d\t%s\t%s\n' $(($(date +%s) - $2)) "$result" "$1" >>"$KEYLANE_PHASE_LOG"
+}
+
+if [[ ${1:-} == --record ]]; then
+  record "${2:?usage: phase.sh --record NAME STARTED STATUS}" "${3:?}" "${4:?}"
+  exit 0
+fi
 
 if [[ ${1:-} == --table ]]; then
   file=${2:?usage: phase.sh --table FILE}
@@ -25,9 +40,5 @@ shift
 started=$(date +%s)
 "$@"
 status=$?
-if [[ -n ${KEYLANE_PHASE_LOG:-} ]]; then
-  result=ok
-  ((status == 0)) || result="failed ($status)"
-  printf '%d\t%s\t%s\n' $(($(date +%s) - started)) "$result" "$name" >>"$KEYLANE_PHASE_LOG"
-fi
+record "$name" "$started" "$status"
 exit "$status"

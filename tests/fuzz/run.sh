@@ -95,10 +95,6 @@ run_all() {
 runs_started=$(date +%s)
 status=0
 (run_all) || status=$?
-if [[ -n ${KEYLANE_PHASE_LOG:-} ]]; then
-  result=ok
-  ((status == 0)) || result="failed ($status)"
-  printf '%d\t%s\t%s\n' $(($(date +%s) - runs_started)) "$result" "fuzz runs" >>"$KEYLANE_PHASE_LOG"
-fi
+"${phase[@]}" --record "fuzz runs" "$runs_started" "$status"
 ((status == 0)) || exit "$status"
 echo "fuzz: ${#targets[@]} targets passed; $(( $(date +%s) - started )) s in all"
