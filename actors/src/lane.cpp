@@ -29,29 +29,18 @@ thread_local invocation current_call;
 
 } // namespace
 
-lane::lane(shard* host, const runtime_parts& parts, args& a)
+lane::lane(shard* host, const runtime_parts& parts, uint64_t id,
+           keylane::key k, handler_maker* maker, settings_ptr cfg)
   : host_(host),
     parts_(parts),
-    id_(a.id),
-    key_(std::move(a.k)),
-    handler_(std::move(a.handler)),
-    broken_(std::move(a.handler_error)),
-    maker_(a.maker),
-    cfg_(a.cfg),
-    batch_limit_(std::max<size_t>(1, a.cfg->lane_batch)),
-    rng_(key_.hash() ^ a.id) {
-  if (!handler_ && a.retry_activation && maker_)
-    activation_error_ = std::exchange(broken_, std::string{});
-  if (a.first)
-    take(std::move(a.first));
-}
+    id_(id),
+    key_(std::move(k)),
+    maker_(maker),
+    cfg_(std::move(cfg)),
+    batch_limit_(std::max<size_t>(1, cfg_->lane_batch)),
+    rng_(key_.hash() ^ id) {}
 
 lane::~lane() = default;
-
-uint64_t lane::next_id() noexcept {
-  static std::atomic<uint64_t> last{0};
-  return last.fetch_add(1, std::memory_order_relaxed) + 1;
-}
 
 bool lane::in_sync_call_of(uint64_t id, uint64_t token) noexcept {
   auto& c = current_call;
@@ -108,13 +97,23 @@ const settings& lane::policy() {
   return *cfg_;
 }
 
-void lane::activate() {
+void lane::wake() {
+  // On the first event, and again on the next one after a retire that an
+  // event in flight overtook (the instance was already gone).
+  awake_ = true;
+  if (!broken_.empty())
+    return;
+  activation_error_.clear();
+  std::string why;
+  bool retryable = true;
+  handler_ = maker_->make(why, retryable);
   if (handler_)
     start_handler();
-  else if (broken_.empty() && activation_error_.empty())
-    broken_ = "no handler";
+  else if (retryable)
+    activation_error_ = std::move(why);
+  else
+    broken_ = std::move(why);
   activation_just_failed_ = !activation_error_.empty();
-  run();
 }
 
 bool lane::start_handler() {
@@ -183,30 +182,12 @@ void lane::retire() {
   // instances never exceed the cap either; answers to requests it left
   // open find no handler to run.
   drop_handler();
+  awake_ = false;
 }
 
-void lane::take(batch_ptr b) {
-  idle_reported_ = false;
-  from_supervisor_ += b->items.size();
-  for (auto& ev : b->items)
-    ingress_seen_ = std::max(ingress_seen_, ev->seq + 1);
-  if (parking_) {
-    for (auto& ev : b->items)
-      ev->error = parked_behind_reason;
-    park(b->items);
-    b->items.clear();
-    return;
-  }
-  for (auto& ev : b->items)
-    queue_.push_back(std::move(ev));
-  b->items.clear();
-}
-
-bool lane::take_direct(event_ptr ev) {
-  direct_seen_ = std::max(direct_seen_, ev->seq + 1);
-  ev->lane = nullptr;
-  if (idle_reported_)
-    direct_since_idle_ = true; // the supervisor thinks it dry: it is not
+bool lane::take(event_ptr ev) {
+  idle_mark_ = 0;
+  ev->lane = 0;
   if (parking_) {
     ev->error = parked_behind_reason;
     std::vector<event_ptr> evs;
@@ -218,32 +199,16 @@ bool lane::take_direct(event_ptr ev) {
   return !std::exchange(marked_, true);
 }
 
-void lane::run_direct() {
+void lane::run_taken() {
   marked_ = false;
   run();
-}
-
-bool lane::may_retire() {
-  if (awaiting_ || !queue_.empty() || turn_pending_ || direct_since_idle_)
-    return false;
-  if (routed_ && !parts_.in.unroute(key_, this, direct_seen_))
-    return false;
-  routed_ = false;
-  return true;
-}
-
-void lane::retire_refused() {
-  direct_since_idle_ = false;
-  idle_reported_ = false;
-  if (!awaiting_ && queue_.empty() && !turn_pending_) {
-    idle_reported_ = true;
-    host_->idle(idle_notice{key_, id_, from_supervisor_});
-  }
 }
 
 void lane::run() {
   if (turn_pending_)
     return; // new events wait for the turn: a busy key gets no extra ones
+  if (!awake_ && !queue_.empty())
+    wake();
   size_t budget = batch_limit_;
   while (!awaiting_ && !queue_.empty()) {
     if (budget-- == 0) {
@@ -257,10 +222,8 @@ void lane::run() {
     invoke_current();
   }
   flush();
-  if (!awaiting_ && queue_.empty() && !idle_reported_) {
-    idle_reported_ = true;
-    host_->idle(idle_notice{key_, id_, from_supervisor_});
-  }
+  if (dry() && idle_mark_ == 0)
+    idle_mark_ = host_->idle(id_);
 }
 
 void lane::take_turn() {
@@ -458,11 +421,7 @@ void lane::flush() {
   }
   if (out_.empty())
     return;
-  // A parking lane takes no new events this way: they would park anyway,
-  // and the supervisor parks them once the lane is gone.
-  routed_ = parts_.in.release_routed(key_, out_.size(),
-                                     backlog::route{this, host_->index()},
-                                     !parking_, ingress_seen_);
+  parts_.in.release_backlog(key_, out_.size());
   host_->emit(out_);
 }
 

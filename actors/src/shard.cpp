@@ -4,7 +4,9 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/counters.hpp"
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
 #include "keylane/detail/park_service.hpp"
@@ -25,14 +27,13 @@ constexpr auto park_hold = std::chrono::milliseconds(5);
 } // namespace
 
 shard::shard(caf::actor_config& cfg, const runtime_parts& parts,
-             caf::actor supervisor,
              caf::actor sink, uint32_t index, handler_maker_ptr maker)
   : caf::event_based_actor(cfg),
     parts_(parts),
     index_(index),
-    supervisor_(std::move(supervisor)),
     sink_(std::move(sink)),
-    maker_(std::move(maker)) {
+    maker_(std::move(maker)),
+    linger_(parts.cfg.lane_linger_ms) {
   parts_.ledger.actor_started();
   out_ = std::make_shared<event_batch>(&parts_.ledger, "completed");
   report_ = std::make_shared<shard_report>();
@@ -43,8 +44,14 @@ shard::~shard() = default;
 
 caf::behavior shard::make_behavior() {
   return {
-    [this](events_atom, shard_work_ptr& w) {
-      apply(*w);
+    [this](supervisor_atom, caf::actor& a) { supervisor_ = std::move(a); },
+    [this](reclaim_atom) {
+      // Keys wait for a slot of the cap: retire what is dry (end_round).
+      end_round();
+    },
+    [this](linger_atom) {
+      linger_armed_ = false;
+      sweep_due_ = true;
       end_round();
     },
     [this](inbox_atom) {
@@ -90,6 +97,8 @@ caf::behavior shard::make_behavior() {
       shrink_if_empty(lanes_);
       std::vector<uint64_t>{}.swap(turns_);
       std::vector<lane*>{}.swap(touched_);
+      std::deque<idle_lane>{}.swap(idle_);
+      std::vector<idle_lane>{}.swap(retire_now_);
       release_free_memory();
       if (parts_.log.enabled(log_level::debug))
         parts_.log.write(log_level::debug, "idle: shard "
@@ -122,64 +131,103 @@ lane* shard::find(uint64_t id) {
   return i == lanes_.end() ? nullptr : i->second.get();
 }
 
-void shard::apply(shard_work& w) {
-  for (auto& op : w.ops) {
-    switch (op.what) {
-      case shard_op::kind::start: {
-        if (op.start->first)
-          taken_ += op.start->first->items.size();
-        ++starts_;
-        trimmed_ = false;
-        auto l = std::make_unique<lane>(this, parts_, *op.start);
-        auto* raw = l.get();
-        lanes_.emplace(op.lane, std::move(l));
-        raw->activate();
-        break;
-      }
-      case shard_op::kind::events:
-        if (auto* l = find(op.lane)) {
-          taken_ += op.events->items.size();
-          l->take(std::move(op.events));
-          l->run();
-        }
-        break;
-      case shard_op::kind::retire: {
-        auto i = lanes_.find(op.lane);
-        if (i == lanes_.end())
-          break;
-        if (!i->second->may_retire()) {
-          // It got events straight from submit since it ran dry: it lives
-          // on, and tells the supervisor when it is dry again.
-          report_->refused.emplace_back(i->second->k(), op.lane);
-          i->second->retire_refused();
-          break;
-        }
-        i->second->retire();
-        report_->retired.push_back(i->second->k());
-        lanes_.erase(i);
-        break;
-      }
-    }
-  }
+lane* shard::start_lane(uint64_t id, const keylane::key& k) {
+  ++starts_;
+  trimmed_ = false;
+  parts_.pub.lanes_spawned.fetch_add(1, std::memory_order_relaxed);
+  auto l = std::make_unique<lane>(this, parts_, id, k, maker_.get(),
+                                  parts_.live.get());
+  auto* raw = l.get();
+  lanes_.emplace(id, std::move(l));
+  return raw;
 }
 
 void shard::take_inbox() {
   parts_.in.rearm_inbox(index_);
   auto n = parts_.in.dequeue_inbox(index_, inbox_buf_.data(), inbox_buf_.size());
   taken_ += n;
-  // The lane of each event lives: it cannot retire while an event sent to
-  // it is on its way (see lane::may_retire).
+  // A lane cannot retire while an event sent to it is on its way (see
+  // backlog::close_route), so each event finds its lane here, or starts it.
+  lane* last = nullptr;
   for (size_t i = 0; i < n; ++i) {
-    auto* l = static_cast<lane*>(inbox_buf_[i]->lane);
-    if (l->take_direct(event_ptr{inbox_buf_[i]}))
-      touched_.push_back(l);
+    event_ptr ev{inbox_buf_[i]};
+    if (last == nullptr || last->id() != ev->lane) {
+      last = find(ev->lane);
+      if (last == nullptr)
+        last = start_lane(ev->lane, ev->k);
+    }
+    if (last->take(std::move(ev)))
+      touched_.push_back(last);
   }
   for (auto* l : touched_)
-    l->run_direct();
+    l->run_taken();
   touched_.clear();
   // More may wait: after the other messages in the mailbox had their turn.
   if (n == inbox_buf_.size())
     send(this, inbox_atom::value);
+}
+
+uint64_t shard::idle(uint64_t id) {
+  auto mark = ++idle_marks_;
+  auto* l = find(id);
+  if (linger_.count() == 0 || (l != nullptr && l->parking()))
+    retire_now_.push_back(idle_lane{id, mark, {}});
+  else
+    idle_.push_back(idle_lane{id, mark, clock::now()});
+  return mark;
+}
+
+bool shard::retire(lane& l) {
+  l.retire();
+  // The key's next lane, on any shard, loads the state this one left.
+  if (!state_out_.empty())
+    parts_.state.stage(std::exchange(state_out_, state_round{}));
+  if (!parts_.in.close_route(l.k(), l.id(), l.parking()))
+    return false; // an event is on its way: the lane wakes up for it
+  if (l.parking())
+    report_->parked.push_back(l.k());
+  report_->freed = true;
+  parts_.pub.lanes_retired.fetch_add(1, std::memory_order_relaxed);
+  lanes_.erase(l.id()); // destroys l
+  parts_.in.lane_gone(index_);
+  return true;
+}
+
+void shard::retire_due(bool sweep) {
+  auto live = [this](const idle_lane& x) -> lane* {
+    auto* l = find(x.id);
+    return l != nullptr && l->dry() && l->idle_mark() == x.mark ? l : nullptr;
+  };
+  for (auto& x : retire_now_)
+    if (auto* l = live(x))
+      (void) retire(*l);
+  retire_now_.clear();
+  // While the supervisor wants slots (keys wait, or lanes exceed a lowered
+  // cap), the longest idle lanes retire now, one per slot wanted; else
+  // those past the linger (the timer's sweep).
+  auto now = sweep ? clock::now() : clock::time_point{};
+  while (!idle_.empty()) {
+    auto x = idle_.front();
+    auto* l = live(x);
+    if (l == nullptr) {
+      idle_.pop_front();
+      continue;
+    }
+    if (!(sweep && now - x.since >= linger_) && !parts_.in.take_reclaim())
+      break;
+    idle_.pop_front();
+    (void) retire(*l);
+  }
+}
+
+void shard::arm_linger() {
+  if (linger_armed_ || idle_.empty())
+    return;
+  linger_armed_ = true;
+  auto due = idle_.front().since + linger_ - clock::now();
+  delayed_send(this,
+               std::max<clock::duration>(due, std::chrono::milliseconds(1)),
+               linger_atom::value);
 }
 
 void shard::take_turns() {
@@ -233,7 +281,16 @@ void shard::end_round() {
     send(sink_, events_atom::value, std::move(out_));
     out_ = std::move(next);
   }
-  if (!hold && !report_->empty()) {
+  // After the outputs went: a key's next lane (on any shard) starts only
+  // once this one retired, so its outputs follow these. Not while parks
+  // are held: a parking lane retires once they are written.
+  if (!hold) {
+    retire_due(std::exchange(sweep_due_, false));
+    arm_linger();
+  }
+  if (report_->freed && parts_.in.waiting() == 0)
+    report_->freed = false; // nobody to admit
+  if (!report_->empty()) {
     auto next = std::make_shared<shard_report>();
     send(supervisor_, idle_atom::value, std::move(report_));
     report_ = std::move(next);
@@ -271,10 +328,6 @@ void shard::emit(std::vector<event_ptr>& evs) {
   for (auto& ev : evs)
     out_->items.push_back(std::move(ev));
   evs.clear();
-}
-
-void shard::idle(idle_notice n) {
-  report_->idle.push_back(std::move(n));
 }
 
 void shard::parked(const keylane::key& k) {

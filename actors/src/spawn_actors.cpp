@@ -1,5 +1,9 @@
 #include "keylane/detail/runtime_parts.hpp"
 
+#include <caf/all.hpp>
+
+#include "keylane/detail/ingress.hpp"
+
 #include "keylane/detail/sink.hpp"
 #include "keylane/detail/supervisor.hpp"
 
@@ -10,8 +14,22 @@ runtime_actors spawn_actors(caf::actor_system& sys, const runtime_parts& p,
                             std::vector<key> parked) {
   runtime_actors a;
   a.sink = sys.spawn<sink>(p);
-  a.supervisor = sys.spawn<supervisor>(p, a.sink, std::move(make),
-                                       std::move(params), std::move(parked));
+  auto maker = std::make_shared<handler_maker>(std::move(make),
+                                               std::move(params));
+  // The shards take events from the first submit on, so they exist (and
+  // ingress can wake them) before `start` returns.
+  std::vector<caf::actor> shards;
+  for (size_t i = 0; i < p.in.shard_count(); ++i) {
+    shards.push_back(
+      sys.spawn<shard>(p, a.sink, static_cast<uint32_t>(i), maker));
+    p.in.attach_shard(i, shards.back());
+  }
+  a.supervisor = sys.spawn<supervisor>(p, a.sink, std::move(maker), shards,
+                                       std::move(parked));
+  // Ahead of anything a submit could make them send or receive.
+  caf::anon_send(a.sink, supervisor_atom::value, a.supervisor);
+  for (auto& s : shards)
+    caf::anon_send(s, supervisor_atom::value, a.supervisor);
   return a;
 }
 

@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/ingress.hpp"
 #include "keylane/detail/seconds_text.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/shard.hpp"
@@ -71,30 +72,14 @@ void supervisor::locate(uint64_t seq) {
       answer(*ev, "its key is parked and it is being parked behind");
       return;
     }
-  for (auto& [k, ep] : keys_) {
-    auto& e = *ep;
-    if (!e.pending)
-      continue;
-    for (auto& ev : e.pending->items)
+  for (auto& [k, ep] : keys_)
+    for (auto& ev : ep->pending)
       if (ev->seq == seq) {
-        switch (e.st) {
-          case state::waiting: {
-            auto ahead = waiting_.ahead_of(k);
-            answer(*ev, "its key waits for a lane slot (all "
-                          + std::to_string(cap_) + " in use, "
-                          + std::to_string(ahead) + " keys ahead)");
-            break;
-          }
-          case state::retiring:
-            answer(*ev, "it waits for its key's lane to finish retiring");
-            break;
-          case state::running:
-            answer(*ev, "it is being handed to its lane");
-            break;
-        }
+        answer(*ev, "its key waits for a lane slot (all "
+                      + std::to_string(parts_.in.cap()) + " in use, "
+                      + std::to_string(waiting_.ahead_of(k)) + " keys ahead)");
         return;
       }
-  }
   // Not here: the lane holding it answers, if it is in a lane at all.
   for (auto& s : shards_)
     send(s, locate_atom::value, seq);

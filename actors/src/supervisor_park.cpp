@@ -37,20 +37,20 @@ void supervisor::operate(bool replay, const key& k, op_reply reply) {
     reply->set_value(uint64_t{0});
     return;
   }
-  auto i = keys_.find(k);
-  if (i != keys_.end() && i->second->lane) {
+  bool lane_alive = parts_.in.with_key_locked(
+    k, [](backlog::slot& s) { return s.lane != 0; });
+  if (lane_alive) {
     // Its lane still parks events it was sent: act once it is gone, so the
     // store holds every one of them.
-    i->second->ops.emplace_back(replay, std::move(reply));
+    deferred_[k].emplace_back(replay, std::move(reply));
     return;
   }
   reply->set_value(replay ? replay_now(k) : discard_now(k));
-  reclaim(); // a replayed key may wait for a slot a lingering lane holds
-  publish();
+  admit(); // a replayed key may wait for a slot
 }
 
 void supervisor::route_ingress_of(const key& k) {
-  // Every event of `k` submitted so far is in ingress or routed; take the
+  // Every event of `k` submitted so far is in ingress or here; take the
   // rest now, so they are parked (and replayed or discarded) with the others.
   for (;;) {
     auto n = parts_.in.dequeue_of(k, buf_.data(), buf_.size());
@@ -64,9 +64,11 @@ void supervisor::route_ingress_of(const key& k) {
 caf::expected<uint64_t> supervisor::replay_now(const key& k) {
   caf::expected<uint64_t> result = uint64_t{0};
   std::vector<event_ptr> revived;
+  uint32_t shard = 0;
+  bool started = false;
   // Under `k`'s lock: nothing of `k` is admitted meanwhile, so events of `k`
   // submitted later get sequence numbers after the replayed ones.
-  parts_.in.with_key_locked(k, [&](auto force) {
+  parts_.in.with_key_locked(k, [&](backlog::slot& s) {
     route_ingress_of(k);
     write_parked(); // backlog releases wait: they take the lock we hold
     auto recs = parts_.parks.store()->records(k);
@@ -89,31 +91,49 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
       revived.push_back(std::move(*ev));
     }
     parts_.in.accept_replayed(revived);
-    force(revived.size());
+    s.count += revived.size();
+    s.parked = false;
     result = revived.size();
+    if (revived.empty()) {
+      s.held = false;
+    } else if (parts_.in.waiting() == 0 && parts_.in.take_cap()) {
+      shard = parts_.in.open_lane(s);
+      started = true;
+      bool first = true;
+      for (auto& ev : revived) {
+        parts_.in.send_to_lane(s, std::move(ev), first);
+        first = false;
+      }
+    } else {
+      parts_.in.begin_wait(); // still held: it waits for a slot in turn
+    }
   });
   deliver_parked();
   if (result) {
     parked_.erase(k);
-    replayed_ += revived.size();
-    for (auto& ev : revived)
-      route(std::move(ev));
+    replayed_ += *result;
+    if (started)
+      parts_.in.wake_shard(shard);
+    else
+      for (auto& ev : revived)
+        route(std::move(ev));
   }
-  flush_touched();
+  publish();
   return result;
 }
 
 caf::expected<uint64_t> supervisor::discard_now(const key& k) {
   caf::expected<uint64_t> result = uint64_t{0};
-  parts_.in.with_key_locked(k, [&](auto) {
+  parts_.in.with_key_locked(k, [&](backlog::slot& s) {
     route_ingress_of(k);
     write_parked();
     result = parts_.parks.store()->discard(k);
+    if (result)
+      s.held = s.parked = false;
   });
   deliver_parked();
   if (result)
     parked_.erase(k);
-  flush_touched();
   return result;
 }
 

@@ -41,39 +41,17 @@ void backlog::release(const key& k, size_t n) {
     s.cv.notify_all();
 }
 
-bool backlog::release_routed(const key& k, size_t n, route to, bool may_route,
-                             uint64_t ingress_seen) {
+bool backlog::close_route(const key& k, uint64_t lane, bool parked) {
   auto& s = shards_[shard_index(k)];
   std::lock_guard<std::mutex> guard{s.mtx};
   auto i = s.slots.find(k);
-  if (i == s.slots.end()) {
-    if (!may_route)
-      return false;
-    // Nothing of `k` in flight: no slot. The lane holds all there was.
-    i = s.slots.try_emplace(k).first;
-  }
+  if (i == s.slots.end() || i->second.lane != lane)
+    return true; // not routed to it (cannot happen; nothing to clear)
   auto& x = i.value();
-  x.count = x.count > n ? x.count - n : 0;
-  if (x.to.lane == nullptr && may_route && ingress_seen >= x.last_ingress)
-    x.to = to;
-  bool routed = x.to.lane == to.lane;
-  if (unused(x))
-    erase(s, i);
-  if (n > 0 && s.waiters > 0)
-    s.cv.notify_all();
-  return routed;
-}
-
-bool backlog::unroute(const key& k, const void* lane, uint64_t direct_seen) {
-  auto& s = shards_[shard_index(k)];
-  std::lock_guard<std::mutex> guard{s.mtx};
-  auto i = s.slots.find(k);
-  if (i == s.slots.end() || i->second.to.lane != lane)
-    return true;
-  auto& x = i.value();
-  if (direct_seen < x.last_direct)
+  if (x.count != 0)
     return false;
-  x.to = route{};
+  x.lane = 0;
+  x.held = x.parked = parked;
   if (unused(x))
     erase(s, i);
   return true;

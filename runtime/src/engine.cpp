@@ -56,6 +56,7 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
     live_(cfg_),
     ledger_(waiter_, cfg_.park == park_mode::sqlite),
     ingress_(cfg_.key_backlog, initial_window(cfg_), shards_for(cfg_),
+             cfg_.max_active_keys,
              waiter_),
     output_(std::move(out), cfg_.output_thread == output_thread::sink,
             ingress_, waiter_, log_) {
@@ -197,6 +198,9 @@ keylane::stats engine::snapshot() const {
 #define KEYLANE_X(name, type, metric, help) s.name = pub_.name.load(r);
   KEYLANE_PUBLISHED_COUNTERS(KEYLANE_X)
 #undef KEYLANE_X
+  // The cap's own counts: every lane start and retire moves them.
+  s.active_lanes = ingress_.active();
+  s.peak_active_lanes = ingress_.peak_active();
   s.ingress_depth = ingress_.depth();
   s.window = ingress_.window();
   s.latency = pub_.latency.snapshot();

@@ -9,8 +9,9 @@
 
 namespace keylane::detail {
 
-ingress::ingress(size_t key_backlog, size_t window, size_t shards, waiter& w)
-  : window_(window), waiter_(w), backlog_(key_backlog) {
+ingress::ingress(size_t key_backlog, size_t window, size_t shards, size_t cap,
+                 waiter& w)
+  : window_(window), cap_(cap), waiter_(w), backlog_(key_backlog) {
   for (auto& t : tokens_)
     t = std::make_unique<producer_token>(queue_);
   for (size_t i = 0; i < shards; ++i) {
@@ -63,7 +64,7 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   std::exception_ptr failure;
   uint64_t seq = 0;
   auto stripe = backlog::shard_index(k);
-  const void* direct = nullptr;
+  bool to_lane = false;
   uint32_t to_shard = 0;
   // No deadline: `admit` reads the clock only if it has to wait.
   bool admitted = backlog_.admit(k, may_wait, backlog::no_deadline, closed_,
@@ -77,17 +78,24 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
     seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
     ev->seq = seq;
     ev->submitted = clock::now();
-    if (slot.to.lane != nullptr) {
-      // A live lane holds everything of `k` that went to the supervisor:
-      // straight to its shard, no supervisor round.
-      direct = slot.to.lane;
-      to_shard = slot.to.shard;
-      ev->lane = slot.to.lane;
-      slot.last_direct = seq + 1;
-      auto& box = *inboxes_[to_shard];
-      box.events.enqueue(*box.tokens[stripe], ev.release());
+    bool first = false;
+    if (slot.lane == 0 && !slot.held) {
+      // No lane: start one now, unless keys wait for a slot (they go
+      // first) or none is free; then the supervisor admits it in turn.
+      if (waiting_.load(std::memory_order_seq_cst) == 0 && take_cap()) {
+        open_lane(slot);
+        first = true;
+      } else {
+        slot.held = true;
+        begin_wait();
+      }
+    }
+    if (slot.lane != 0) {
+      to_lane = true;
+      to_shard = slot.shard;
+      send_to_lane(slot, std::move(ev), first);
     } else {
-      slot.last_ingress = seq + 1;
+      ev->parked_behind = slot.parked;
       queue_.enqueue(*tokens_[stripe], ev.release());
     }
   });
@@ -101,12 +109,66 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
     }
     return leave(closed_.load() ? errc::stopped : errc::key_backlog_full);
   }
-  if (direct != nullptr)
+  if (to_lane)
     wake_shard(to_shard);
   else
     wake_supervisor();
   leave(errc::none);
   return admission{errc::none, seq};
+}
+
+bool ingress::take_cap() noexcept {
+  auto cap = cap_.load(std::memory_order_seq_cst);
+  auto cur = active_.load(std::memory_order_seq_cst);
+  do {
+    if (cur >= cap)
+      return false;
+  } while (!active_.compare_exchange_weak(cur, cur + 1,
+                                          std::memory_order_seq_cst));
+  auto peak = peak_.load(std::memory_order_relaxed);
+  while (cur + 1 > peak
+         && !peak_.compare_exchange_weak(peak, cur + 1,
+                                         std::memory_order_relaxed)) {
+  }
+  return true;
+}
+
+uint32_t ingress::open_lane(backlog::slot& s) {
+  // The shard with the least work: the events it holds unfinished (a hot
+  // key's queue counts in full, so cold keys go elsewhere and both cores
+  // stay busy) plus its lanes. A key's activations may land on different
+  // shards, never two at once (the next starts after the previous one
+  // cleared the route).
+  uint32_t best = 0;
+  uint64_t best_score = UINT64_MAX;
+  for (uint32_t i = 0; i < inboxes_.size(); ++i) {
+    auto& box = *inboxes_[i];
+    auto score = box.load.load(std::memory_order_relaxed)
+                 + box.lanes.load(std::memory_order_relaxed);
+    if (score < best_score) {
+      best = i;
+      best_score = score;
+    }
+  }
+  inboxes_[best]->lanes.fetch_add(1, std::memory_order_relaxed);
+  s.lane = next_lane_.fetch_add(1, std::memory_order_relaxed) + 1;
+  s.shard = best;
+  s.held = false;
+  return best;
+}
+
+void ingress::send_to_lane(backlog::slot& s, event_ptr ev, bool first) {
+  ev->lane = s.lane;
+  ev->starts_lane = first;
+  ev->parked_behind = false;
+  auto& box = *inboxes_[s.shard];
+  auto stripe = backlog::shard_index(ev->k);
+  box.events.enqueue(*box.tokens[stripe], ev.release());
+}
+
+void ingress::lane_gone(size_t i) noexcept {
+  inboxes_[i]->lanes.fetch_sub(1, std::memory_order_relaxed);
+  active_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 void ingress::close() {

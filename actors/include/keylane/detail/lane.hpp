@@ -30,73 +30,60 @@ class shard;
 /// the key's handler instance, living inside a shard actor (lanes are
 /// objects, not actors: starting and retiring one is a table insert and
 /// erase). It runs one event at a time and starts the next from the
-/// previous one's completion, never by blocking. Once it holds every
-/// event of its key that went through the supervisor, it asks `submit` to
-/// send it the key's new events directly (`backlog::route`). When its queue
-/// runs dry it tells the supervisor how many events it got from it; the
-/// supervisor answers with a retire only if it forwarded no more than
-/// that, and the lane takes the retire only if no event came or is on its
-/// way straight from `submit` since (else it says so and lives on), so an
-/// event in flight at that moment is never lost. A failed attempt is retried at the
-/// head of the queue after a backoff timer (no thread is held meanwhile),
-/// so the key's later events wait and no other key does. When an event
-/// fails for good, it and every event queued behind it go to the park
-/// store, in order; from then on the lane parks whatever it is sent, and
-/// tells the supervisor, which parks the key's events itself once the lane
-/// is gone. Every lane has a process-wide unique id: messages for a lane
-/// that is gone (a late completion, a timer) find no lane and are dropped.
-/// A handler that cannot be built, or whose `on_activate` throws, fails
-/// the attempt at the head like any other failure: the next attempt builds
-/// a fresh instance. Only its shard's thread touches a lane.
+/// previous one's completion, never by blocking. Its key's events come
+/// straight from `submit` (or from the supervisor, for a key that waited
+/// for a slot of the cap) through its shard's inbox, in order. Once dry it
+/// tells its shard, which retires it after the linger: `on_retire` runs,
+/// then the key's route is cleared if no event of the key is unfinished
+/// (see `backlog::close_route`); if one is on its way, the lane stays, and
+/// builds a fresh handler instance for it. A failed attempt is retried at
+/// the head of the queue after a backoff timer (no thread is held
+/// meanwhile), so the key's later events wait and no other key does. When
+/// an event fails for good, it and every event queued behind it go to the
+/// park store, in order; from then on the lane parks whatever it is sent,
+/// and when it retires the key stays parked: its events go to the
+/// supervisor, which parks them itself. Every lane has a process-wide
+/// unique id: messages for a lane that is gone (a late completion, a
+/// timer) find no lane and are dropped. A handler that cannot be built, or
+/// whose `on_activate` throws, fails the attempt at the head like any other
+/// failure: the next attempt builds a fresh instance. Only its shard's
+/// thread touches a lane.
 class lane {
 public:
-  /// How a lane starts: its key, its handler (or why there is none) and
-  /// its first events.
-  struct args {
-    uint64_t id = 0;
-    keylane::key k;
-    std::unique_ptr<handler_base> handler;
-    std::string handler_error; // why `handler` is null, if it is
-    bool retry_activation = true; // whether building it again may help
-    handler_maker* maker = nullptr; // builds a fresh one for a retry
-                                    // (its shard keeps it alive)
-    batch_ptr first;
-    settings_ptr cfg; // the live settings when it started
-  };
-
-  lane(shard* host, const runtime_parts& parts, args& a);
+  /// A lane for key `k` with id `id` (its first event names both); it
+  /// builds its handler with `maker` when it first has an event to run.
+  lane(shard* host, const runtime_parts& parts, uint64_t id, keylane::key k,
+       handler_maker* maker, settings_ptr cfg);
   ~lane();
   lane(const lane&) = delete;
   lane& operator=(const lane&) = delete;
 
-  /// A process-wide unique lane id (never 0).
-  [[nodiscard]] static uint64_t next_id() noexcept;
-
   [[nodiscard]] uint64_t id() const noexcept { return id_; }
   [[nodiscard]] const keylane::key& k() const noexcept { return key_; }
 
-  /// Runs `on_activate`, then the first events.
-  void activate();
-  /// More events from the supervisor.
-  void take(batch_ptr b);
-  /// An event sent straight from `submit` (through the shard's inbox);
-  /// true if the lane is not yet marked for `run_direct` this round.
-  [[nodiscard]] bool take_direct(event_ptr ev);
-  /// Runs the events `take_direct` gave it.
-  void run_direct();
-  /// Whether the lane can retire now: it is dry, got nothing straight from
-  /// `submit` since it said so, and no event is on its way to it (then no
-  /// more will come that way).
-  [[nodiscard]] bool may_retire();
-  /// The supervisor's retire was refused: report idle afresh when dry.
-  void retire_refused();
+  /// An event of its key (through the shard's inbox); true if the lane is
+  /// not yet marked for `run_taken` this round.
+  [[nodiscard]] bool take(event_ptr ev);
+  /// Runs the events `take` gave it.
+  void run_taken();
+  /// Nothing to run and nothing running: it may retire.
+  [[nodiscard]] bool dry() const noexcept {
+    return !awaiting_ && queue_.empty() && !turn_pending_;
+  }
+  /// The mark its shard gave it when it last ran dry (0: it has taken
+  /// events since).
+  [[nodiscard]] uint64_t idle_mark() const noexcept { return idle_mark_; }
+  /// Its key is parked: it parks whatever it is sent.
+  [[nodiscard]] bool parking() const noexcept { return parking_; }
   /// Runs queued events until one is pending or `lane_batch` are spent;
   /// a lane that spent its budget waits for its turn (`take_turn`), even
   /// if more events arrive meanwhile.
   void run();
   /// The shard's round-robin turn after a spent budget.
   void take_turn();
-  /// Runs `on_retire`; the shard erases the lane after this.
+  /// Runs `on_retire` and drops the handler instance; the shard erases the
+  /// lane next, unless an event is on its way (then the lane builds a
+  /// fresh instance for it).
   void retire();
   /// Hands everything the lane holds to the stop ledger as not done.
   void abandon();
@@ -131,6 +118,7 @@ public:
 
 private:
   void invoke_current();
+  void wake();
   bool start_handler();
   bool reactivate();
   void drop_handler();
@@ -176,14 +164,10 @@ private:
   bool backing_off_ = false;
   clock::time_point attempt_started_;
   uint64_t attempt_mark_ = 0; // the shard's request mark when it started
-  bool idle_reported_ = false;
+  uint64_t idle_mark_ = 0;    // its shard's mark of it being dry, 0: not
   bool turn_pending_ = false; // spent its budget, waits for its turn
-  uint64_t from_supervisor_ = 0; // events `take` got
-  uint64_t ingress_seen_ = 0;    // seq + 1 of the newest of them
-  uint64_t direct_seen_ = 0;     // seq + 1 of the newest `take_direct` got
-  bool routed_ = false;          // `submit` sends events straight here
-  bool direct_since_idle_ = false;
-  bool marked_ = false;          // in its shard's list for `run_direct`
+  bool marked_ = false;       // in its shard's list for `run_taken`
+  bool awake_ = false;        // a handler was built (or failed to be)
   std::vector<event_ptr> out_;
   bool parking_ = false;
   uint64_t unpark_through_ = 0; // replayed events up to this id ended

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -16,64 +17,43 @@
 namespace keylane::detail {
 
 
-/// One supervisor instruction for a shard: start a lane, hand a lane more
-/// events, or retire a lane.
-struct shard_op {
-  enum class kind : uint8_t { start, events, retire };
-  kind what = kind::events;
-  uint64_t lane = 0;
-  batch_ptr events;                  // kind::events
-  std::unique_ptr<lane::args> start; // kind::start
-};
-
-/// The supervisor's instructions for one shard from one of its rounds, in
-/// the order it gave them: one message however many keys they touch.
-struct shard_work {
-  std::vector<shard_op> ops;
-};
-
-using shard_work_ptr = std::shared_ptr<shard_work>;
-
-/// A shard's news for the supervisor from one round: lanes that ran dry,
-/// keys whose lanes retired, and lanes that did not retire when told to
-/// (an event sent straight to them came first; they report idle again
-/// when they run dry).
+/// A shard's news for the supervisor from one round: keys whose parking
+/// lane retired (the supervisor parks their events from now on, and runs
+/// the operator calls that waited for the lane), and whether a slot of the
+/// cap came free while keys wait for one.
 struct shard_report {
-  std::vector<idle_notice> idle;
-  std::vector<keylane::key> retired;
-  std::vector<std::pair<keylane::key, uint64_t>> refused;
-  [[nodiscard]] bool empty() const noexcept {
-    return idle.empty() && retired.empty() && refused.empty();
-  }
+  std::vector<keylane::key> parked;
+  bool freed = false;
+  [[nodiscard]] bool empty() const noexcept { return parked.empty() && !freed; }
 };
 
 using shard_report_ptr = std::shared_ptr<shard_report>;
 
 /// The actor that hosts lanes: a fixed set of shards (`scheduler.shards`)
-/// runs every active key's lane, each lane in the shard the supervisor
-/// picked when the key activated. A live lane's events come from the
-/// supervisor until the lane holds all that went through it, then straight
-/// from `submit` through the shard's inbox (see `backlog::route`), so a
-/// busy key costs the supervisor nothing. A shard handles a message (the
-/// supervisor's work, its inbox, a completion, a timer) by running the lanes it
-/// touches, then sends what they finished to the sink in one batch and its
-/// news to the supervisor in one message. Lanes take turns: a lane runs at
-/// most `lane_batch` events before the shard moves on to the next lane, so
-/// a hot key delays the shard's other keys by one turn, not by its backlog.
-/// Handlers run on the shard's thread and must not block it: a blocked
-/// handler stalls the other keys of its shard. Parks are grouped: what the
-/// lanes park while the shard handles its messages is written to the store
-/// in one transaction (one fsync), then sent to the sink with the round's
-/// batch; while more messages wait, up to `park_group_max` events and
-/// `park_hold` of time, the write waits for them too, and so do the
-/// tombstones and the round's report (a lane that retires must not let the
-/// supervisor park its key's later events ahead of these). Single-threaded,
-/// as every actor; lanes reach it through the functions below.
+/// runs every active key's lane, each lane in the shard `submit` picked
+/// when the key activated. Its inbox brings the events of its lanes, the
+/// first event of a lane starting it. A shard handles a message (its
+/// inbox, a completion, a timer) by running the lanes it touches, then
+/// sends what they finished to the sink in one batch, then retires the
+/// lanes that are due: dry ones after `lane_linger_ms`, parking ones and
+/// all when the linger is 0 at once, and the longest idle ones at once
+/// while keys wait for a slot of the cap (or lanes exceed a lowered cap).
+/// Lanes take turns: a lane runs at most `lane_batch` events before the
+/// shard moves on to the next lane, so a hot key delays the shard's other
+/// keys by one turn, not by its backlog. Handlers run on the shard's
+/// thread and must not block it: a blocked handler stalls the other keys
+/// of its shard. Parks are grouped: what the lanes park while the shard
+/// handles its messages is written to the store in one transaction (one
+/// fsync), then sent to the sink with the round's batch; while more
+/// messages wait, up to `park_group_max` events and `park_hold` of time,
+/// the write waits for them too, and so do retires (a parking lane retires
+/// only once its parks are written). Single-threaded, as every actor;
+/// lanes reach it through the functions below.
 class shard : public caf::event_based_actor {
 public:
-  shard(caf::actor_config& cfg, const runtime_parts& parts,
-        caf::actor supervisor,
-        caf::actor sink, uint32_t index, handler_maker_ptr maker);
+  /// Learns the supervisor from its first message (`supervisor_atom`).
+  shard(caf::actor_config& cfg, const runtime_parts& parts, caf::actor sink,
+        uint32_t index, handler_maker_ptr maker);
   ~shard() override;
 
   caf::behavior make_behavior() override;
@@ -83,8 +63,9 @@ public:
 
   /// A lane's finished events, for the sink (after its backlog release).
   void emit(std::vector<event_ptr>& evs);
-  /// A lane ran dry.
-  void idle(idle_notice n);
+  /// Lane `id` ran dry: it retires when due (see the class comment).
+  /// Returns the lane's mark (stale once the lane takes events again).
+  [[nodiscard]] uint64_t idle(uint64_t id);
   /// This shard's number (what `backlog::route` names).
   [[nodiscard]] uint32_t index() const noexcept { return index_; }
   /// A lane parked its key.
@@ -111,9 +92,12 @@ public:
                int64_t submitted_ns);
 
 private:
-  void apply(shard_work& w);
   void take_inbox();
+  lane* start_lane(uint64_t id, const keylane::key& k);
   void end_round();
+  void retire_due(bool sweep);
+  [[nodiscard]] bool retire(lane& l);
+  void arm_linger();
   void take_turns();
   lane* find(uint64_t id);
   [[nodiscard]] bool hold_parks();
@@ -135,6 +119,18 @@ private:
   uint64_t taken_ = 0;    // events that reached this shard's lanes
   uint64_t finished_ = 0; // of them, those that left for the sink
   std::vector<lane*> touched_; // lanes the inbox gave events this round
+  // Dry lanes, least recently dry first (an entry is stale once its lane
+  // took events again), and those to retire this round regardless.
+  struct idle_lane {
+    uint64_t id, mark;
+    clock::time_point since;
+  };
+  std::deque<idle_lane> idle_;
+  std::vector<idle_lane> retire_now_;
+  uint64_t idle_marks_ = 0;
+  std::chrono::milliseconds linger_;
+  bool linger_armed_ = false;
+  bool sweep_due_ = false; // the linger timer fired: retire who is past it
   bool turn_pending_ = false;
   // Giving memory back once idle: a trim_atom is on its way, carrying
   // `starts_` (lanes started so far) to tell whether the shard stayed idle.
@@ -154,5 +150,4 @@ private:
 
 } // namespace keylane::detail
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::shard_work_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::detail::shard_report_ptr)

@@ -14,39 +14,34 @@
 
 namespace keylane::detail {
 
-/// Serialises the submits of each key and bounds, per key, the events
-/// accepted but not yet completed. Keys are striped over independently
-/// locked shards, so producers of different keys rarely meet. `admit` runs
-/// its continuation under the key's shard lock: the caller assigns the
-/// sequence number and enqueues there, so a key's events enter ingress in
-/// sequence-number order even when they come from different threads.
-/// Thread-safe. Each key with work or a routed lane has a `slot`, which
-/// vanishes once the key has neither, so memory follows the active keys,
-/// not every key ever seen; with an `unbounded` limit the count is kept
-/// but never refuses.
+/// Serialises the submits of each key, bounds per key the events accepted
+/// but not yet completed, and is the one place that knows where a key's
+/// events go. Keys are striped over independently locked shards, so
+/// producers of different keys rarely meet. `admit` runs its continuation
+/// under the key's shard lock: the caller assigns the sequence number and
+/// enqueues there, so a key's events enter every queue in sequence-number
+/// order even when they come from different threads. Thread-safe. Each key
+/// with work, a live lane or held events has a `slot`, which vanishes once
+/// it has none of them, so memory follows the active keys, not every key
+/// ever seen; with an `unbounded` limit the count is kept but never refuses.
 ///
-/// A slot also says where the key's events go: to ingress (the supervisor
-/// routes them) or straight to the lane that hosts the key (`route`). The
-/// lane sets the route once it holds every event that went to ingress, and
-/// clears it before it retires, once it holds every event sent straight to
-/// it; both under the key's lock, so the two paths never overtake each
-/// other.
+/// A slot's route: a live lane (`lane`, on `shard`) takes the key's events
+/// straight from `submit`; a held key's go to the supervisor (it waits for
+/// a slot of the cap, or it is parked); a key with neither starts a lane at
+/// its next event. A lane's route is set when it starts and cleared when it
+/// retires, both under the key's lock, and a lane retires only while the
+/// count is zero: then no event of its key is on its way to it.
 class backlog {
 public:
   static constexpr size_t shard_count = 64;
 
-  /// A live lane that takes a key's events without the supervisor.
-  struct route {
-    void* lane = nullptr; // null: events go to ingress
-    uint32_t shard = 0;   // the shard actor that hosts it
-  };
-
   /// What the backlog keeps per key, read and written under its lock.
   struct slot {
-    size_t count = 0;      // events accepted and not yet completed
-    route to;              // where new events go
-    uint64_t last_ingress = 0; // seq + 1 of the newest event sent to ingress
-    uint64_t last_direct = 0;  // seq + 1 of the newest event sent to `to`
+    size_t count = 0;    // events accepted and not yet completed
+    uint64_t lane = 0;   // the live lane's id; 0: none
+    uint32_t shard = 0;  // the shard that hosts it
+    bool held = false;   // events go to the supervisor
+    bool parked = false; // held because the key is parked
   };
 
   explicit backlog(size_t limit) : limit_(limit) {}
@@ -94,35 +89,34 @@ public:
     return true;
   }
 
-  /// Runs `fn(force)` under `k`'s shard lock, so no event of `k` is
-  /// admitted meanwhile; `force(n)` takes `n` slots of `k` past the limit
-  /// (for replayed events, which were accepted once already).
+  /// Runs `fn(slot&)` under `k`'s shard lock, so no event of `k` is
+  /// admitted meanwhile; `fn` may raise the count past the limit (replayed
+  /// events were accepted once already). The slot is dropped afterwards if
+  /// it holds nothing.
   template <class F>
   decltype(auto) locked(const key& k, F&& fn) {
     auto& s = shards_[shard_index(k)];
     std::lock_guard<std::mutex> guard{s.mtx};
-    auto force = [&s, &k](size_t n) {
-      if (n > 0)
-        s.slots[k].count += n;
-    };
-    return fn(force);
+    auto i = s.slots.try_emplace(k).first;
+    struct drop_unused {
+      shard& s;
+      const key& k;
+      ~drop_unused() {
+        if (auto j = s.slots.find(k); j != s.slots.end() && unused(j->second))
+          erase(s, j);
+      }
+    } drop{s, k};
+    return fn(i.value());
   }
 
   /// Returns `n` slots of `k`.
   void release(const key& k, size_t n);
 
-  /// Returns `n` slots of `k` for its live lane `to`, and routes `k`'s new
-  /// events to that lane if `may_route` and the lane holds every event that
-  /// went to ingress (`ingress_seen`: seq + 1 of the newest it got from the
-  /// supervisor, or later). Returns whether `k` now routes to `to`.
-  bool release_routed(const key& k, size_t n, route to, bool may_route,
-                      uint64_t ingress_seen);
-
-  /// Stops routing `k` to `lane` if the lane holds every event sent to it
-  /// (`direct_seen`: seq + 1 of the newest it got); true if `k` does not
-  /// route to `lane` afterwards (then no event of `k` reaches it directly
-  /// any more). False: an event is on its way to the lane.
-  bool unroute(const key& k, const void* lane, uint64_t direct_seen);
+  /// Clears `k`'s route to lane `lane` if no event of `k` is unfinished
+  /// (none is on its way to the lane either); a parking lane leaves the
+  /// key parked, its events held for the supervisor. False: the lane keeps
+  /// the route, an event is on its way to it.
+  [[nodiscard]] bool close_route(const key& k, uint64_t lane, bool parked);
 
   /// Wakes every waiter (used when the runtime stops).
   void wake_all();
@@ -153,7 +147,7 @@ private:
   }
 
   [[nodiscard]] static bool unused(const slot& x) noexcept {
-    return x.count == 0 && x.to.lane == nullptr;
+    return x.count == 0 && x.lane == 0 && !x.held;
   }
 
   bool wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,

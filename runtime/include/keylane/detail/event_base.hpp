@@ -39,9 +39,12 @@ struct event_base {
   /// Its park store id while it is parked, or when `replay` revived it from
   /// the store (then it leaves the store once it ends); 0 otherwise.
   uint64_t park_id = 0;
-  /// The lane it was sent to straight from `submit` (see `backlog::route`),
-  /// or null when it went through the supervisor.
-  void* lane = nullptr;
+  /// The lane it is sent to (see `backlog::slot`): its id, and whether it
+  /// is the first event of that lane (its shard starts the lane for it).
+  uint64_t lane = 0;
+  bool starts_lane = false;
+  /// Sent to the supervisor because its key is parked (it parks behind).
+  bool parked_behind = false;
 };
 
 /// Deletes an event; used by containers that hold raw owning pointers.

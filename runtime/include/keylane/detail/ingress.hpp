@@ -17,10 +17,15 @@
 
 namespace keylane::detail {
 
-/// Where accepted events enter: the admission window, the per-key backlog,
-/// sequence numbers, the supervisor's queue, and one inbox per shard for
-/// events of keys whose lane is live (sent there without a supervisor
-/// round).
+/// Where accepted events enter: the admission window, the per-key backlog
+/// (which routes each key), sequence numbers, the cap on live lanes, the
+/// supervisor's queue (events of keys waiting for a slot of the cap, or
+/// parked), and one inbox per shard for the events of its lanes.
+///
+/// A key's event goes to its live lane; a key with no lane starts one on
+/// the spot when the cap has room and no key waits for a slot, taking the
+/// slot with one atomic; otherwise the key is held and its events go to
+/// the supervisor, which admits held keys oldest first as slots come free.
 ///
 /// Thread-safety: `submit` and the credit calls may run on any thread at
 /// once; the supervisor alone takes from its queue and each shard alone
@@ -40,13 +45,15 @@ public:
     uint64_t seq;
   };
 
-  ingress(size_t key_backlog, size_t window, size_t shards, waiter& w);
+  ingress(size_t key_backlog, size_t window, size_t shards, size_t cap,
+          waiter& w);
 
   /// Takes a window credit and a backlog slot for `k` — waiting for them
   /// if `may_wait`, else refusing — then builds the event with `make` and
-  /// enqueues it under `k`'s stripe lock: to the shard of `k`'s live lane,
-  /// or to the supervisor. `make` runs only if the event is accepted; if it
-  /// throws, nothing was taken and the exception propagates.
+  /// enqueues it under `k`'s stripe lock: to `k`'s lane (started now if it
+  /// has none and may start), or to the supervisor. `make` runs only if
+  /// the event is accepted; if it throws, nothing was taken and the
+  /// exception propagates.
   admission submit(const key& k, make_fn make, void* ctx, bool may_wait);
 
   /// Refuses new events from now on and returns once every `submit` in
@@ -90,7 +97,7 @@ public:
   }
 
   /// Shard `i` holds `n` events it has not finished (published once per
-  /// round; the supervisor places new lanes by it).
+  /// round; new lanes are placed by it).
   void note_shard_load(size_t i, uint64_t n) noexcept {
     inboxes_[i]->load.store(n, std::memory_order_relaxed);
   }
@@ -98,35 +105,79 @@ public:
   /// How many shards (and inboxes) there are.
   [[nodiscard]] size_t shard_count() const noexcept { return inboxes_.size(); }
 
-  /// What shard `i` last published with `note_shard_load`.
-  [[nodiscard]] uint64_t shard_load(size_t i) const noexcept {
-    return inboxes_[i]->load.load(std::memory_order_relaxed);
-  }
 
   // -- backlog -----------------------------------------------------------------
 
   /// Returns `n` backlog slots of `k` (events of `k` completed).
   void release_backlog(const key& k, size_t n) { backlog_.release(k, n); }
 
-  /// `release_backlog` for a live lane, which may take `k`'s new events
-  /// straight from `submit` from now on (see `backlog::release_routed`).
-  bool release_routed(const key& k, size_t n, backlog::route to,
-                      bool may_route, uint64_t ingress_seen) {
-    return backlog_.release_routed(k, n, to, may_route, ingress_seen);
+  /// Clears `k`'s route to its retiring lane `lane` (see
+  /// `backlog::close_route`).
+  [[nodiscard]] bool close_route(const key& k, uint64_t lane, bool parked) {
+    return backlog_.close_route(k, lane, parked);
   }
 
-  /// Stops sending `k`'s events straight to `lane` (see `backlog::unroute`).
-  [[nodiscard]] bool unroute(const key& k, const void* lane,
-                             uint64_t direct_seen) {
-    return backlog_.unroute(k, lane, direct_seen);
-  }
-
-  /// Runs `fn(force)` with no event of `k` entering meanwhile (see
+  /// Runs `fn(slot&)` with no event of `k` entering meanwhile (see
   /// `backlog::locked`).
   template <class F>
   decltype(auto) with_key_locked(const key& k, F&& fn) {
     return backlog_.locked(k, std::forward<F>(fn));
   }
+
+  // -- lanes and the cap ---------------------------------------------------------
+
+  /// Takes a slot of the cap if one is free.
+  [[nodiscard]] bool take_cap() noexcept;
+
+  /// Starts a lane for the key of `s` (under the key's lock, with a slot of
+  /// the cap taken): a fresh id, on the shard with the least work. Returns
+  /// the shard; the key's events go to the lane from now on.
+  uint32_t open_lane(backlog::slot& s);
+
+  /// Sends `ev` to the live lane of `s` (under the key's lock; `first`: the
+  /// lane's first event). Wake the shard after unlocking.
+  void send_to_lane(backlog::slot& s, event_ptr ev, bool first);
+
+  /// Shard `i` erased a lane: its slot of the cap is free.
+  void lane_gone(size_t i) noexcept;
+
+  /// Keys held for a slot of the cap: one more (its events now go to the
+  /// supervisor) or one fewer (the supervisor started its lane).
+  void begin_wait() noexcept { waiting_.fetch_add(1, std::memory_order_seq_cst); }
+  void end_wait() noexcept { waiting_.fetch_sub(1, std::memory_order_seq_cst); }
+  [[nodiscard]] size_t waiting() const noexcept {
+    return waiting_.load(std::memory_order_seq_cst);
+  }
+
+  /// Slots the supervisor wants freed now (keys it cannot admit, lanes
+  /// above a lowered cap): shards retire one idle lane per `take_reclaim`.
+  void want_reclaimed(size_t n) noexcept {
+    reclaim_.store(n, std::memory_order_seq_cst);
+  }
+  [[nodiscard]] bool take_reclaim() noexcept {
+    auto cur = reclaim_.load(std::memory_order_seq_cst);
+    while (cur > 0)
+      if (reclaim_.compare_exchange_weak(cur, cur - 1,
+                                         std::memory_order_seq_cst))
+        return true;
+    return false;
+  }
+
+  /// Sets the cap (a reload); lanes above a lowered one retire when dry.
+  void set_cap(size_t n) noexcept { cap_.store(n, std::memory_order_seq_cst); }
+  [[nodiscard]] size_t cap() const noexcept {
+    return cap_.load(std::memory_order_relaxed);
+  }
+  /// Slots of the cap taken now, and the most taken at once so far.
+  [[nodiscard]] size_t active() const noexcept {
+    return active_.load(std::memory_order_relaxed);
+  }
+  [[nodiscard]] size_t peak_active() const noexcept {
+    return peak_.load(std::memory_order_relaxed);
+  }
+
+  /// Wakes shard `i` for its inbox.
+  void wake_shard(size_t i);
 
   // -- window credit -------------------------------------------------------------
 
@@ -165,7 +216,6 @@ public:
 private:
   bool take_credit();
   void wake_supervisor();
-  void wake_shard(size_t i);
 
   // Producers bump these on every submit: each on its own cache line.
   alignas(64) std::atomic<uint64_t> next_seq_{0};
@@ -173,6 +223,13 @@ private:
   alignas(64) std::atomic<size_t> window_;
   alignas(64) std::atomic<bool> signalled_{false};
   alignas(64) std::atomic<bool> closed_{false};
+  // The cap: slots taken (`active_`), keys held for one (`waiting_`).
+  alignas(64) std::atomic<size_t> active_{0};
+  alignas(64) std::atomic<size_t> waiting_{0};
+  std::atomic<size_t> reclaim_{0};
+  std::atomic<size_t> cap_;
+  std::atomic<size_t> peak_{0};
+  std::atomic<uint64_t> next_lane_{0};
   // Submits in progress: `close` waits for them to enqueue or give up.
   alignas(64) std::atomic<int> inside_submit_{0};
   std::atomic<uint64_t> rejected_{0};
@@ -190,6 +247,7 @@ private:
     std::array<std::unique_ptr<producer_token>, backlog::shard_count> tokens;
     alignas(64) std::atomic<bool> signalled{false};
     alignas(64) std::atomic<uint64_t> load{0}; // written once per round
+    std::atomic<uint64_t> lanes{0};            // its live lanes
     caf::actor actor;
   };
   std::vector<std::unique_ptr<shard_inbox>> inboxes_;

@@ -19,17 +19,6 @@ namespace keylane::detail {
 
 class stop_ledger;
 
-/// A lane that ran dry: lane `lane` (unique per key activation) of key `k`
-/// finished every event it had, `finished` of them from the supervisor
-/// (events sent straight from `submit` are not counted). Its shard passes
-/// the notices of a round to the supervisor in one message. A notice may
-/// reach the supervisor late; it checks the lane and the count.
-struct idle_notice {
-  keylane::key k;
-  uint64_t lane = 0;
-  uint64_t finished = 0;
-};
-
 /// A run of events moving between actors in one message. If a batch dies
 /// with events still inside (its receiver was stopped), it reports them to
 /// the stop ledger, so `stop()` can account for every event.
@@ -56,12 +45,14 @@ using drain_atom = caf::atom_constant<caf::atom("kl_drain")>;
 // Engine -> shard: events wait in the shard's inbox (sent straight to its
 // lanes by `submit`).
 using inbox_atom = caf::atom_constant<caf::atom("kl_inbox")>;
-// Supervisor -> shard: its work of a round; shard -> sink: finished events.
+// Shard or supervisor -> sink: finished events.
 using events_atom = caf::atom_constant<caf::atom("kl_events")>;
-// Shard -> supervisor: lanes that ran dry or retired (shard_report).
+// Shard -> supervisor: parking lanes that retired, a freed slot (shard_report).
 using idle_atom = caf::atom_constant<caf::atom("kl_idle")>;
-// Supervisor to itself: retire lanes that lingered long enough.
+// Shard to itself: retire lanes that lingered long enough.
 using linger_atom = caf::atom_constant<caf::atom("kl_linger")>;
+// Supervisor -> shard: keys wait for a slot, retire idle lanes now.
+using reclaim_atom = caf::atom_constant<caf::atom("kl_reclm")>;
 // Completion from outside the handler's call frame, to the lane's shard.
 using complete_atom = caf::atom_constant<caf::atom("kl_done")>;
 // Shard to itself: give lanes that spent their turn another.

@@ -44,7 +44,7 @@ struct runtime_actors {
   caf::actor sink;
 };
 
-/// Spawns the sink and the supervisor (which spawns the shards) in `sys`;
+/// Spawns the sink, the shards and the supervisor in `sys`;
 /// `parked` are the keys the park store holds from an earlier run. Defined
 /// with the actors (actors/src/spawn_actors.cpp): the runtime names no
 /// actor type.
