@@ -8,9 +8,9 @@
 
 namespace keylane::detail {
 
-/// Builds handler instances with the user's factory. The supervisor builds a
-/// key's first instance and a lane builds a fresh one when activation
-/// failed and the event is retried, on a shard's thread; calls are
+/// Builds handler instances with the user's factory. A lane builds its
+/// instance on its shard's thread when it first has an event to run (and a
+/// fresh one when activation failed and the event is retried); calls are
 /// serialised, so a factory never runs on two threads at once.
 class handler_maker {
 public:

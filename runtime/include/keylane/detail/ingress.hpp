@@ -60,7 +60,7 @@ public:
   /// progress has enqueued or given up.
   void close();
 
-  /// The supervisor, which `submit` wakes for events of keys with no lane.
+  /// The supervisor, which `submit` wakes for events of held keys.
   void attach_supervisor(caf::actor a) { supervisor_ = std::move(a); }
 
   /// Makes `a` the shard actor that events routed to shard `i` wake.
