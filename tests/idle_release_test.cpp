@@ -1,5 +1,5 @@
-// An idle runtime gives memory back (shards and supervisor shrink their
-// tables, the allocator is asked to return pages) and then runs as before.
+// An idle runtime gives memory back (shards shrink their tables, the
+// allocator is asked to return pages) and then runs as before.
 #include <map>
 #include <mutex>
 #include <string>
@@ -57,12 +57,10 @@ TEST_CASE("a runtime that went idle gives memory back, and afterwards runs "
     REQUIRE(rt->drain(30s));
     REQUIRE(eventually([&] { return rt->stats().active_lanes == 0; }));
     INFO(log.all());
-    // Each idle period ends in one release by the supervisor and by each
-    // shard that hosted lanes.
-    REQUIRE(eventually([&] {
-      return log.count("idle: the supervisor gave memory back")
-             == size_t(round);
-    }));
+    // Each idle period ends in a release by each shard that hosted lanes.
+    // (Keys waiting for a slot wait in ingress, whose queue and backlog
+    // tables give their memory back as they empty; the supervisor holds
+    // events only of parked keys.)
     REQUIRE(eventually([&] {
       return log.count("idle: shard ") >= size_t(round);
     }));

@@ -9,6 +9,7 @@
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
+#include "keylane/detail/output.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/state_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"
@@ -47,6 +48,7 @@ caf::behavior shard::make_behavior() {
     [this](supervisor_atom, caf::actor& a) { supervisor_ = std::move(a); },
     [this](reclaim_atom) {
       // Keys wait for a slot of the cap: retire what is dry (end_round).
+      parts_.in.rearm_reclaim(index_);
       end_round();
     },
     [this](linger_atom) {
@@ -167,69 +169,6 @@ void shard::take_inbox() {
     send(this, inbox_atom::value);
 }
 
-uint64_t shard::idle(uint64_t id) {
-  auto mark = ++idle_marks_;
-  auto* l = find(id);
-  if (linger_.count() == 0 || (l != nullptr && l->parking()))
-    retire_now_.push_back(idle_lane{id, mark, {}});
-  else
-    idle_.push_back(idle_lane{id, mark, clock::now()});
-  return mark;
-}
-
-bool shard::retire(lane& l) {
-  l.retire();
-  // The key's next lane, on any shard, loads the state this one left.
-  if (!state_out_.empty())
-    parts_.state.stage(std::exchange(state_out_, state_round{}));
-  if (!parts_.in.close_route(l.k(), l.id(), l.parking()))
-    return false; // an event is on its way: the lane wakes up for it
-  if (l.parking())
-    report_->parked.push_back(l.k());
-  report_->freed = true;
-  parts_.pub.lanes_retired.fetch_add(1, std::memory_order_relaxed);
-  lanes_.erase(l.id()); // destroys l
-  parts_.in.lane_gone(index_);
-  return true;
-}
-
-void shard::retire_due(bool sweep) {
-  auto live = [this](const idle_lane& x) -> lane* {
-    auto* l = find(x.id);
-    return l != nullptr && l->dry() && l->idle_mark() == x.mark ? l : nullptr;
-  };
-  for (auto& x : retire_now_)
-    if (auto* l = live(x))
-      (void) retire(*l);
-  retire_now_.clear();
-  // While the supervisor wants slots (keys wait, or lanes exceed a lowered
-  // cap), the longest idle lanes retire now, one per slot wanted; else
-  // those past the linger (the timer's sweep).
-  auto now = sweep ? clock::now() : clock::time_point{};
-  while (!idle_.empty()) {
-    auto x = idle_.front();
-    auto* l = live(x);
-    if (l == nullptr) {
-      idle_.pop_front();
-      continue;
-    }
-    if (!(sweep && now - x.since >= linger_) && !parts_.in.take_reclaim())
-      break;
-    idle_.pop_front();
-    (void) retire(*l);
-  }
-}
-
-void shard::arm_linger() {
-  if (linger_armed_ || idle_.empty())
-    return;
-  linger_armed_ = true;
-  auto due = idle_.front().since + linger_ - clock::now();
-  delayed_send(this,
-               std::max<clock::duration>(due, std::chrono::milliseconds(1)),
-               linger_atom::value);
-}
-
 void shard::take_turns() {
   auto turns = std::move(turns_);
   turns_.clear();
@@ -277,19 +216,31 @@ void shard::end_round() {
   }
   parts_.in.note_shard_load(index_, taken_ - finished_);
   if (!out_->items.empty()) {
-    auto next = std::make_shared<event_batch>(&parts_.ledger, "completed");
-    send(sink_, events_atom::value, std::move(out_));
-    out_ = std::move(next);
+    if (parts_.cfg.order == order_mode::global) {
+      auto next = std::make_shared<event_batch>(&parts_.ledger, "completed");
+      send(sink_, events_atom::value, std::move(out_));
+      out_ = std::move(next);
+    } else {
+      // Nothing to re-sequence: straight to the application, no sink hop.
+      if (parts_.live.window_auto())
+        send_measures();
+      parts_.out.emit(out_->items, true);
+    }
   }
   // After the outputs went: a key's next lane (on any shard) starts only
   // once this one retired, so its outputs follow these. Not while parks
   // are held: a parking lane retires once they are written.
   if (!hold) {
     retire_due(std::exchange(sweep_due_, false));
+    // Published, then checked again: a key that began to wait meanwhile
+    // either sees these idle lanes (and asks for one) or is seen here.
+    parts_.in.note_idle_lanes(index_, idle_.size());
+    if (!idle_.empty() && parts_.in.slot_wanted()) {
+      retire_due(false);
+      parts_.in.note_idle_lanes(index_, idle_.size());
+    }
     arm_linger();
   }
-  if (report_->freed && parts_.in.waiting() == 0)
-    report_->freed = false; // nobody to admit
   if (!report_->empty()) {
     auto next = std::make_shared<shard_report>();
     send(supervisor_, idle_atom::value, std::move(report_));
@@ -305,6 +256,19 @@ void shard::end_round() {
     turn_pending_ = true;
     send(this, resume_atom::value);
   }
+}
+
+void shard::send_measures() {
+  std::vector<int64_t> took;
+  took.reserve(out_->items.size());
+  auto now = clock::now();
+  for (const auto& ev : out_->items)
+    if (ev->started != clock::time_point{}) // parked behind: never ran
+      took.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       now - ev->started)
+                       .count());
+  if (!took.empty())
+    send(sink_, measure_atom::value, std::move(took));
 }
 
 void shard::state_dirty(uint64_t lane) {
@@ -344,39 +308,6 @@ void shard::park(std::vector<event_ptr>& evs) {
 
 void shard::want_turn(uint64_t lane) {
   turns_.push_back(lane);
-}
-
-uint64_t shard::request_mark() const noexcept {
-  return last_request_id_.integer_value() & caf::message_id::request_id_mask;
-}
-
-void shard::drop_responses(
-  const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
-  auto of_lane = [&](const caf::message_id& mid) {
-    auto n = mid.integer_value() & caf::message_id::request_id_mask;
-    return std::any_of(ranges.begin(), ranges.end(), [n](const auto& r) {
-      return n >= r.first && n <= r.second;
-    });
-  };
-  auto& pending = multiplexed_responses_;
-  for (auto i = pending.begin(); i != pending.end();)
-    i = of_lane(i->first) ? pending.erase(i) : std::next(i);
-}
-
-void shard::keep_unanswered(
-  std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
-  std::vector<bool> open(ranges.size(), false);
-  for (auto& entry : multiplexed_responses_) {
-    auto n = entry.first.integer_value() & caf::message_id::request_id_mask;
-    for (size_t i = 0; i < ranges.size(); ++i)
-      if (n >= ranges[i].first && n <= ranges[i].second)
-        open[i] = true;
-  }
-  size_t kept = 0;
-  for (size_t i = 0; i < ranges.size(); ++i)
-    if (open[i])
-      ranges[kept++] = ranges[i];
-  ranges.resize(kept);
 }
 
 void shard::located(uint64_t seq, const keylane::key& k, std::string where,

@@ -38,6 +38,13 @@ sink::sink(caf::actor_config& cfg, const runtime_parts& parts)
 caf::behavior sink::make_behavior() {
   return {
     [this](events_atom, batch_ptr& b) { take(*b); },
+    [this](measure_atom, std::vector<int64_t>& took) {
+      if (!auto_window_)
+        return;
+      for (auto ns : took)
+        sizer_.record(std::chrono::nanoseconds{ns});
+      arm_sizing();
+    },
     [this](reload_atom, settings_ptr& live) {
       stall_ms_ = live->stall_ms;
       memory_window_ = live->window;

@@ -29,6 +29,10 @@ void sink::measure(const event_batch& b) {
   for (const auto& ev : b.items)
     if (ev->started != clock::time_point{}) // parked behind: never ran
       sizer_.record(now - ev->started);
+  arm_sizing();
+}
+
+void sink::arm_sizing() {
   if (!sizing_) {
     sizing_ = true;
     delayed_send(this, window_sizer::tick, window_atom::value);

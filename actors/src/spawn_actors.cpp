@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/output.hpp"
 
 #include "keylane/detail/sink.hpp"
 #include "keylane/detail/supervisor.hpp"
@@ -13,7 +14,15 @@ runtime_actors spawn_actors(caf::actor_system& sys, const runtime_parts& p,
                             handler_factory make, handler_params params,
                             std::vector<key> parked) {
   runtime_actors a;
-  a.sink = sys.spawn<sink>(p);
+  // Global order with a callback and `output_thread = "consumer"`: the
+  // sink is the consumer, on a thread of its own (the callback never takes
+  // a worker's time), and emits with no hand-off after it.
+  if (p.cfg.order == order_mode::global
+      && p.cfg.output_thread == output_thread::consumer
+      && p.out.has_callback())
+    a.sink = sys.spawn<sink, caf::detached>(p);
+  else
+    a.sink = sys.spawn<sink>(p);
   auto maker = std::make_shared<handler_maker>(std::move(make),
                                                std::move(params));
   // The shards take events from the first submit on, so they exist (and

@@ -1,6 +1,6 @@
 // Where an event is and what holds it, for the sink's stall log. The sink
-// asks the supervisor, which answers for events it holds (waiting for a
-// slot, being parked) and asks every shard; the lane holding the event
+// asks the supervisor, which answers for events it holds (being parked)
+// or ingress holds (their key waits for a slot), and asks every shard; the lane holding the event
 // answers the sink itself, through its shard. Runs only when output has
 // stalled, so the scans cost nothing on the per-event path.
 
@@ -72,14 +72,13 @@ void supervisor::locate(uint64_t seq) {
       answer(*ev, "its key is parked and it is being parked behind");
       return;
     }
-  for (auto& [k, ep] : keys_)
-    for (auto& ev : ep->pending)
-      if (ev->seq == seq) {
-        answer(*ev, "its key waits for a lane slot (all "
-                      + std::to_string(parts_.in.cap()) + " in use, "
-                      + std::to_string(waiting_.ahead_of(k)) + " keys ahead)");
-        return;
-      }
+  if (auto held = parts_.in.find_held(seq)) {
+    send(sink_, located_atom::value, seq, held->k,
+         "its key waits for a lane slot (all " + std::to_string(parts_.in.cap())
+           + " in use, " + std::to_string(held->ahead) + " keys ahead)",
+         since_epoch_ns(held->submitted));
+    return;
+  }
   // Not here: the lane holding it answers, if it is in a lane at all.
   for (auto& s : shards_)
     send(s, locate_atom::value, seq);

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/output.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"
 
@@ -21,14 +22,16 @@ void supervisor::write_parked() {
 void supervisor::deliver_parked() {
   if (to_park_.empty())
     return;
-  auto b = std::make_shared<event_batch>(&parts_.ledger, "completed");
-  b->items.reserve(to_park_.size());
-  for (auto& ev : to_park_) {
+  for (auto& ev : to_park_)
     parts_.in.release_backlog(ev->k, 1);
-    b->items.push_back(std::move(ev));
-  }
-  to_park_.clear();
   written_ = 0;
+  if (parts_.cfg.order != order_mode::global) {
+    parts_.out.emit(to_park_, true); // nothing to re-sequence
+    return;
+  }
+  auto b = std::make_shared<event_batch>(&parts_.ledger, "completed");
+  b->items = std::move(to_park_);
+  to_park_.clear();
   send(sink_, events_atom::value, std::move(b));
 }
 
@@ -46,7 +49,6 @@ void supervisor::operate(bool replay, const key& k, op_reply reply) {
     return;
   }
   reply->set_value(replay ? replay_now(k) : discard_now(k));
-  admit(); // a replayed key may wait for a slot
 }
 
 void supervisor::route_ingress_of(const key& k) {
@@ -66,6 +68,7 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
   std::vector<event_ptr> revived;
   uint32_t shard = 0;
   bool started = false;
+  bool waits = false;
   // Under `k`'s lock: nothing of `k` is admitted meanwhile, so events of `k`
   // submitted later get sequence numbers after the replayed ones.
   parts_.in.with_key_locked(k, [&](backlog::slot& s) {
@@ -105,7 +108,11 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
         first = false;
       }
     } else {
-      parts_.in.begin_wait(); // still held: it waits for a slot in turn
+      // It waits for a slot in turn, its events held in order.
+      parts_.in.begin_wait(s, k);
+      for (auto& ev : revived)
+        parts_.in.hold(s, std::move(ev));
+      waits = true;
     }
   });
   deliver_parked();
@@ -114,9 +121,8 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
     replayed_ += *result;
     if (started)
       parts_.in.wake_shard(shard);
-    else
-      for (auto& ev : revived)
-        route(std::move(ev));
+    else if (waits)
+      parts_.in.find_slot();
   }
   publish();
   return result;

@@ -58,8 +58,13 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
     ingress_(cfg_.key_backlog, initial_window(cfg_), shards_for(cfg_),
              cfg_.max_active_keys,
              waiter_),
-    output_(std::move(out), cfg_.output_thread == output_thread::sink,
-            ingress_, waiter_, log_) {
+    // Global order: the sink calls the callback itself, on its own thread
+    // unless `output_thread = "sink"` puts it on a worker (spawn_actors):
+    // one hand-off fewer than a consumer thread behind it.
+    output_(std::move(out),
+            cfg_.output_thread == output_thread::sink
+              || cfg_.order == order_mode::global,
+            ingress_, waiter_, log_, pub_, live_) {
 }
 
 caf::expected<std::unique_ptr<engine>>
@@ -201,6 +206,7 @@ keylane::stats engine::snapshot() const {
   // The cap's own counts: every lane start and retire moves them.
   s.active_lanes = ingress_.active();
   s.peak_active_lanes = ingress_.peak_active();
+  s.waiting_keys = ingress_.waiting();
   s.ingress_depth = ingress_.depth();
   s.window = ingress_.window();
   s.latency = pub_.latency.snapshot();

@@ -1,5 +1,6 @@
 #include "keylane/detail/ingress.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <thread>
 
@@ -65,6 +66,8 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   uint64_t seq = 0;
   auto stripe = backlog::shard_index(k);
   bool to_lane = false;
+  bool began_wait = false;
+  bool to_supervisor = false;
   uint32_t to_shard = 0;
   // No deadline: `admit` reads the clock only if it has to wait.
   bool admitted = backlog_.admit(k, may_wait, backlog::no_deadline, closed_,
@@ -81,22 +84,25 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
     bool first = false;
     if (slot.lane == 0 && !slot.held) {
       // No lane: start one now, unless keys wait for a slot (they go
-      // first) or none is free; then the supervisor admits it in turn.
+      // first) or none is free; then it waits for one in turn.
       if (waiting_.load(std::memory_order_seq_cst) == 0 && take_cap()) {
         open_lane(slot);
         first = true;
       } else {
-        slot.held = true;
-        begin_wait();
+        begin_wait(slot, k);
+        began_wait = true;
       }
     }
     if (slot.lane != 0) {
       to_lane = true;
       to_shard = slot.shard;
       send_to_lane(slot, std::move(ev), first);
-    } else {
-      ev->parked_behind = slot.parked;
+    } else if (slot.parked) {
+      ev->parked_behind = true;
       queue_.enqueue(*tokens_[stripe], ev.release());
+      to_supervisor = true;
+    } else {
+      hold(slot, std::move(ev));
     }
   });
   if (!admitted || failure) {
@@ -109,10 +115,16 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
     }
     return leave(closed_.load() ? errc::stopped : errc::key_backlog_full);
   }
-  if (to_lane)
+  if (to_lane) {
     wake_shard(to_shard);
-  else
+  } else if (began_wait) {
+    // A slot may have come free meanwhile, with nobody left to hand it
+    // on (the retiring shard saw no key waiting); else idle lanes give
+    // theirs up.
+    find_slot();
+  } else if (to_supervisor) {
     wake_supervisor();
+  }
   leave(errc::none);
   return admission{errc::none, seq};
 }
@@ -171,6 +183,92 @@ void ingress::lane_gone(size_t i) noexcept {
   active_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
+void ingress::begin_wait(backlog::slot& s, const key& k) {
+  s.held = true;
+  std::lock_guard<std::mutex> guard{wait_mtx_};
+  wait_keys_.push_back(k);
+  waiting_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+bool ingress::pop_waiting(key& k) {
+  std::lock_guard<std::mutex> guard{wait_mtx_};
+  if (wait_keys_.empty())
+    return false;
+  k = std::move(wait_keys_.front());
+  wait_keys_.pop_front();
+  waiting_.fetch_sub(1, std::memory_order_seq_cst);
+  if (wait_keys_.empty())
+    std::deque<key>{}.swap(wait_keys_); // a burst pins no memory after it
+  return true;
+}
+
+void ingress::admit_waiting() {
+  // Pairs with `begin_wait` then `admit_waiting` in submit, and with the
+  // count a retire gives back before it calls this: whoever moves last
+  // sees the other's change, so a free slot never idles while a key waits.
+  while (waiting_.load(std::memory_order_seq_cst) > 0
+         && !closed_.load(std::memory_order_acquire)) {
+    if (!take_cap())
+      return; // the next lane to retire hands its slot on
+    key k;
+    if (!pop_waiting(k)) {
+      release_cap(); // another thread took the key; look again
+      continue;
+    }
+    uint32_t shard = 0;
+    backlog_.locked(k, [&](backlog::slot& s) {
+      // Only the thread that popped the key starts it; meanwhile submit
+      // only appended to its events.
+      auto* ev = s.take_held();
+      shard = open_lane(s);
+      bool first = true;
+      while (ev != nullptr) {
+        auto* next = std::exchange(ev->next_held, nullptr);
+        send_to_lane(s, event_ptr{ev}, first);
+        first = false;
+        ev = next;
+      }
+    });
+    wake_shard(shard);
+  }
+}
+
+void ingress::ask_for_idle_lanes() {
+  // Only while the cap is full: then a waiting key needs an idle lane to
+  // retire. `note_idle_lanes` then `waiting()` on the shard's side pairs
+  // with `begin_wait` then this: one of the two sees the other.
+  if (!slot_wanted())
+    return;
+  for (auto& box : inboxes_) {
+    if (box->idle.load(std::memory_order_seq_cst) == 0)
+      continue;
+    if (box->reclaim_signalled.load(std::memory_order_relaxed))
+      continue;
+    if (!box->reclaim_signalled.exchange(true, std::memory_order_acq_rel))
+      caf::anon_send(box->actor, reclaim_atom::value);
+  }
+}
+
+void ingress::rearm_reclaim(size_t i) noexcept {
+  inboxes_[i]->reclaim_signalled.store(false, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+std::optional<ingress::held_event> ingress::find_held(uint64_t seq) {
+  std::optional<held_event> found;
+  backlog_.for_each([&](const key& k, backlog::slot& s) {
+    for (auto* ev = s.held_first; ev != nullptr && !found; ev = ev->next_held)
+      if (ev->seq == seq)
+        found = held_event{k, ev->submitted, 0};
+  });
+  if (found) {
+    std::lock_guard<std::mutex> guard{wait_mtx_};
+    auto i = std::find(wait_keys_.begin(), wait_keys_.end(), found->k);
+    found->ahead = static_cast<size_t>(i - wait_keys_.begin());
+  }
+  return found;
+}
+
 void ingress::close() {
   closed_.store(true, std::memory_order_seq_cst);
   backlog_.wake_all();
@@ -182,6 +280,18 @@ void ingress::close() {
 std::vector<event_ptr> ingress::detach_all() {
   supervisor_ = nullptr;
   std::vector<event_ptr> left;
+  backlog_.for_each([&](const key&, backlog::slot& s) {
+    for (auto* ev = s.take_held(); ev != nullptr;) {
+      auto* next = std::exchange(ev->next_held, nullptr);
+      left.emplace_back(ev);
+      ev = next;
+    }
+  });
+  {
+    std::lock_guard<std::mutex> guard{wait_mtx_};
+    wait_keys_.clear();
+    waiting_.store(0, std::memory_order_seq_cst);
+  }
   event_base* p = nullptr;
   while (queue_.try_dequeue(p))
     left.emplace_back(p);

@@ -2,23 +2,42 @@
 
 #include <exception>
 #include <string>
+#include <utility>
 
+#include "keylane/detail/counters.hpp"
+#include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/memory_release.hpp"
 
 namespace keylane::detail {
 
+namespace {
+
+// How long the consumer looks for more work before it sleeps: a waiting
+// consumer that spins for tens of microseconds takes that time from the
+// workers that would fill its queue on a machine with as many cores as
+// keylane has workers.
+constexpr int spins_before_sleep = 256;
+
+void bump(std::atomic<uint64_t>& x, uint64_t n) noexcept {
+  x.store(x.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
+} // namespace
+
 output::output(output_fn fn, bool on_sink, ingress& in, waiter& w,
-               logger& log)
+               logger& log, counters& pub, const live_settings& live)
   : fn_(std::move(fn)),
     on_sink_(on_sink && fn_),
     ingress_(in),
     waiter_(w),
     log_(log),
-    token_(std::make_unique<producer_token>(queue_)) {
+    pub_(pub),
+    live_(live) {
 }
 
 output::~output() {
-  finish();
+  for (auto& ev : finish())
+    ev.reset();
 }
 
 void output::start(std::function<void()> mark) {
@@ -30,11 +49,72 @@ void output::start(std::function<void()> mark) {
   }};
 }
 
-void output::emit(event_base** evs, size_t n) {
-  if (on_sink_)
-    run(evs, n);
-  else
-    queue_.enqueue_bulk(*token_, evs, n);
+void output::count(event_base** evs, size_t n) {
+  // Single writer: the counters' only producers call this under `mtx_`
+  // (the sink keeps its own for global order).
+  uint64_t ok = 0, skipped = 0, failed = 0, parked = 0, retries = 0;
+  for (size_t i = 0; i < n; ++i) {
+    switch (evs[i]->status) {
+      case outcome::ok: ++ok; break;
+      case outcome::skipped: ++skipped; break;
+      case outcome::parked: ++parked; break;
+      default: ++failed; break;
+    }
+    if (evs[i]->attempts > 1)
+      retries += evs[i]->attempts - 1;
+  }
+  bump(pub_.ok, ok);
+  bump(pub_.skipped, skipped);
+  bump(pub_.failed, failed);
+  bump(pub_.parked, parked);
+  bump(pub_.retries, retries);
+  if (live_.record_latency()) {
+    auto now = clock::now(); // one clock read per batch
+    for (size_t i = 0; i < n; ++i)
+      pub_.latency.record(now - evs[i]->submitted);
+  }
+}
+
+void output::emit(std::vector<event_ptr>& evs, bool tally) {
+  static_assert(sizeof(event_ptr) == sizeof(event_base*),
+                "event_ptr must be a bare pointer to be handed on in place");
+  // `emit` copies the pointers (and may even delete the events, on_sink);
+  // only then does `evs` let go of them.
+  emit(reinterpret_cast<event_base**>(evs.data()), evs.size(), tally);
+  for (auto& ev : evs)
+    (void) ev.release();
+  evs.clear();
+}
+
+void output::emit(event_base** evs, size_t n, bool tally) {
+  if (n == 0)
+    return;
+  std::unique_lock<std::mutex> guard{mtx_};
+  if (tally)
+    count(evs, n);
+  queued_.insert(queued_.end(), evs, evs + n);
+  nonempty_.store(true, std::memory_order_release);
+  if (!on_sink_) {
+    bool wake = consumer_asleep_ || pullers_ > 0;
+    guard.unlock();
+    if (wake)
+      ready_.notify_all();
+    return;
+  }
+  if (delivering_)
+    return; // the thread delivering takes this batch after its own
+  delivering_ = true;
+  while (head_ < queued_.size()) {
+    // `spare_` is the deliverer's alone; swapping keeps both buffers.
+    spare_.swap(queued_);
+    auto from = std::exchange(head_, 0);
+    nonempty_.store(false, std::memory_order_relaxed);
+    guard.unlock();
+    run(spare_.data() + from, spare_.size() - from);
+    spare_.clear();
+    guard.lock();
+  }
+  delivering_ = false;
 }
 
 void output::deliver(size_t n) {
@@ -62,48 +142,79 @@ void output::run(event_base** evs, size_t n) {
 }
 
 void output::consume_loop() {
-  constexpr size_t max_batch = 64;
-  event_base* buf[max_batch];
+  std::vector<event_base*> batch;
   bool trimmed = true; // nothing delivered since the last release
+  std::unique_lock<std::mutex> guard{mtx_};
   for (;;) {
-    auto n = queue_.wait_dequeue_bulk_timed(buf, max_batch, release_after);
-    if (n == 0 && !trimmed) {
-      // Idle for `release_after`: what the callback allocated goes back.
-      trimmed = true;
-      release_free_memory();
+    if (head_ == queued_.size() && !stop_) {
+      guard.unlock();
+      for (int i = 0; i < spins_before_sleep
+                      && !nonempty_.load(std::memory_order_acquire);
+           ++i) {
+      }
+      guard.lock();
     }
-    trimmed = trimmed && n == 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (buf[i] == nullptr) // finish's sentinel
-        stop_.store(true, std::memory_order_release);
-      else
-        buf[k++] = buf[i];
+    while (head_ == queued_.size() && !stop_) {
+      consumer_asleep_ = true;
+      auto woke = ready_.wait_for(guard, release_after) == std::cv_status::no_timeout;
+      consumer_asleep_ = false;
+      if (!woke && head_ == queued_.size() && !trimmed) {
+        // Idle for `release_after`: what the callback allocated goes back.
+        trimmed = true;
+        guard.unlock();
+        release_free_memory();
+        guard.lock();
+      }
     }
-    run(buf, k);
-    // `finish` enqueues its sentinel after the sink ended: nothing follows.
-    if (stop_.load(std::memory_order_acquire))
-      return;
+    if (head_ == queued_.size())
+      return; // stopped, and everything emitted before it was delivered
+    batch.swap(queued_);
+    auto from = head_;
+    head_ = 0;
+    nonempty_.store(false, std::memory_order_relaxed);
+    guard.unlock();
+    trimmed = false;
+    run(batch.data() + from, batch.size() - from);
+    batch.clear();
+    guard.lock();
   }
 }
 
-bool output::try_pull(event_ptr& out) {
-  event_base* p = nullptr;
-  if (fn_ || !queue_.try_dequeue(p) || p == nullptr)
+bool output::take_one(event_ptr& out) {
+  if (head_ == queued_.size())
     return false;
-  out.reset(p);
+  out.reset(queued_[head_++]);
+  if (head_ == queued_.size()) {
+    queued_.clear();
+    head_ = 0;
+    nonempty_.store(false, std::memory_order_relaxed);
+  }
+  return true;
+}
+
+bool output::try_pull(event_ptr& out) {
+  if (fn_)
+    return false;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (!take_one(out))
+      return false;
+  }
   deliver(1);
   return true;
 }
 
 bool output::pull(event_ptr& out, std::chrono::nanoseconds timeout) {
-  event_base* p = nullptr;
   if (fn_)
     return false;
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout);
-  if (!queue_.wait_dequeue_timed(p, us.count()) || p == nullptr)
-    return false;
-  out.reset(p);
+  {
+    std::unique_lock<std::mutex> guard{mtx_};
+    ++pullers_;
+    ready_.wait_for(guard, timeout, [&] { return head_ != queued_.size(); });
+    --pullers_;
+    if (!take_one(out))
+      return false;
+  }
   deliver(1);
   return true;
 }
@@ -116,14 +227,19 @@ void output::forget(size_t n) {
 
 std::vector<event_ptr> output::finish() {
   if (consumer_.joinable()) {
-    queue_.enqueue(nullptr);
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      stop_ = true;
+    }
+    ready_.notify_all();
     consumer_.join();
   }
   std::vector<event_ptr> left;
-  event_base* p = nullptr;
-  while (queue_.try_dequeue(p))
-    if (p)
-      left.emplace_back(p);
+  std::lock_guard<std::mutex> guard{mtx_};
+  for (size_t i = head_; i < queued_.size(); ++i)
+    left.emplace_back(queued_[i]);
+  queued_.clear();
+  head_ = 0;
   return left;
 }
 

@@ -59,8 +59,10 @@ struct stats {
   uint64_t spill_bytes = 0;
   /// Most results ever in the spill file at once.
   uint64_t peak_spill_held = 0;
-  /// Events accepted that no shard has taken yet (approximate): waiting
-  /// for the supervisor, or in a shard's inbox on the way to a live lane.
+  /// Events accepted that no shard has taken yet (approximate): of parked
+  /// keys, waiting for the supervisor, or in a shard's inbox on the way to
+  /// a live lane. Events of keys waiting for a slot of the cap are not
+  /// counted (`waiting_keys` counts those keys).
   uint64_t ingress_depth = 0;
   /// End-to-end latency of the events the sink passed on, submit to output
   /// (while `metrics.latency` is on).

@@ -19,12 +19,10 @@ namespace keylane::detail {
 
 /// A shard's news for the supervisor from one round: keys whose parking
 /// lane retired (the supervisor parks their events from now on, and runs
-/// the operator calls that waited for the lane), and whether a slot of the
-/// cap came free while keys wait for one.
+/// the operator calls that waited for the lane).
 struct shard_report {
   std::vector<keylane::key> parked;
-  bool freed = false;
-  [[nodiscard]] bool empty() const noexcept { return parked.empty() && !freed; }
+  [[nodiscard]] bool empty() const noexcept { return parked.empty(); }
 };
 
 using shard_report_ptr = std::shared_ptr<shard_report>;
@@ -102,6 +100,7 @@ private:
   lane* find(uint64_t id);
   [[nodiscard]] bool hold_parks();
   void write_parks();
+  void send_measures();
 
   runtime_parts parts_; // its lanes use them too
   uint32_t index_;

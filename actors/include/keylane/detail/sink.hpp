@@ -48,6 +48,7 @@ private:
   // Automatic window (sink_window.cpp).
   void configure_window(const settings& s);
   void measure(const event_batch& b);
+  void arm_sizing();
   void on_window_tick();
   // Spill (sink_spill.cpp).
   bool spill_out(event_ptr& ev);

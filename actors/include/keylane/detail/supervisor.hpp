@@ -15,21 +15,17 @@
 #include "keylane/detail/handler_maker.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/shard.hpp"
-#include "keylane/detail/waiting_keys.hpp"
 #include "keylane/handler_registry.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane::detail {
 
 
-/// Owns what only one place can decide: the keys waiting for a slot of
-/// the cap, parking once a key's lane is gone, replay, discard and reload.
-/// A live key's events, and the start and retire of its lane, never pass
-/// through it (see `ingress`). Keys are held for it when the cap is full
-/// (or other keys already wait): their events come here in order and wait,
-/// and it starts their lanes oldest event first as slots come free, asking
-/// the shards to retire lingering lanes meanwhile. A parked key whose lane
-/// is gone is held too: its events are parked behind, here, so the store
+/// Owns what only one place can decide: parking once a key's lane is
+/// gone, replay, discard and reload. A live key's events, the start and
+/// retire of its lane, and the keys waiting for a slot of the cap never
+/// pass through it (see `ingress`). A parked key whose lane is gone is
+/// held for it: its events come here and are parked behind, so the store
 /// gets them in order from one writer at a time. Operator calls (replay,
 /// discard) on a parked key wait until its lane is gone. Single-threaded,
 /// as every actor.
@@ -45,18 +41,9 @@ public:
   const char* name() const override { return "keylane.supervisor"; }
 
 private:
-  /// A key waiting for a slot of the cap, and its events.
-  struct entry {
-    key k;
-    std::vector<event_ptr> pending;
-  };
-
   void drain();
   void route(event_ptr ev);
-  void admit();
-  void start(entry& e);
   void on_report(shard_report& r);
-  void ask_reclaim();
   void publish();
   void write_parked();
   void deliver_parked();
@@ -74,11 +61,6 @@ private:
   settings_ptr live_;
   size_t ingress_batch_;
 
-  // Open addressing (hash stored); entries stay put on the heap.
-  tsl::robin_map<key, std::unique_ptr<entry>, key_hasher, std::equal_to<key>,
-                 std::allocator<std::pair<key, std::unique_ptr<entry>>>, true>
-    keys_;
-  waiting_keys waiting_;
   std::vector<event_base*> buf_;
   std::unordered_set<key, key_hasher> parked_;
   // Operator calls on parked keys whose lane is still alive (true: replay).
@@ -88,7 +70,6 @@ private:
   size_t written_ = 0;             // how many of `to_park_` are stored
   uint64_t replayed_ = 0;
   std::vector<caf::actor> shards_;
-  bool reclaim_asked_ = false; // since the last slot came free
   // Giving memory back once idle: a trim_atom is on its way, carrying the
   // lanes started so far, to tell whether it stayed idle meanwhile.
   bool trim_armed_ = false;

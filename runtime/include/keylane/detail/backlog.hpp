@@ -7,9 +7,11 @@
 #include <cstddef>
 #include <mutex>
 #include <functional>
+#include <utility>
 
 #include <tsl/robin_map.h>
 
+#include "keylane/detail/event_base.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane::detail {
@@ -36,12 +38,31 @@ public:
   static constexpr size_t shard_count = 64;
 
   /// What the backlog keeps per key, read and written under its lock.
+  /// A held key that is not parked waits for a slot of the cap: its events
+  /// wait here, in order, as a list the slot owns (`hold`, `take_held`).
   struct slot {
     size_t count = 0;    // events accepted and not yet completed
     uint64_t lane = 0;   // the live lane's id; 0: none
     uint32_t shard = 0;  // the shard that hosts it
-    bool held = false;   // events go to the supervisor
-    bool parked = false; // held because the key is parked
+    bool held = false;   // no lane may start for it now (waits, or parked)
+    bool parked = false; // held because the key is parked: its events go
+                         // to the supervisor, which parks them behind
+    event_base* held_first = nullptr; // events of a waiting key, oldest
+    event_base* held_last = nullptr;  // first
+
+    /// Appends `ev` to the events the waiting key holds.
+    void hold(event_ptr ev) noexcept {
+      auto* p = ev.release();
+      p->next_held = nullptr;
+      (held_last ? held_last->next_held : held_first) = p;
+      held_last = p;
+    }
+
+    /// Takes the list `hold` built (the caller owns it from now on).
+    [[nodiscard]] event_base* take_held() noexcept {
+      held_last = nullptr;
+      return std::exchange(held_first, nullptr);
+    }
   };
 
   explicit backlog(size_t limit) : limit_(limit) {}
@@ -120,6 +141,17 @@ public:
 
   /// Wakes every waiter (used when the runtime stops).
   void wake_all();
+
+  /// Runs `fn(const key&, slot&)` for every slot, each stripe under its
+  /// lock (stop, and the stall log: not for the event path).
+  template <class F>
+  void for_each(F&& fn) {
+    for (auto& s : shards_) {
+      std::lock_guard<std::mutex> guard{s.mtx};
+      for (auto i = s.slots.begin(); i != s.slots.end(); ++i)
+        fn(i->first, i.value());
+    }
+  }
 
 private:
   // Open addressing with the hash stored: one probe of adjacent memory per

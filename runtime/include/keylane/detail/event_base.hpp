@@ -45,6 +45,9 @@ struct event_base {
   bool starts_lane = false;
   /// Sent to the supervisor because its key is parked (it parks behind).
   bool parked_behind = false;
+  /// The next event its key holds while the key waits for a slot of the
+  /// cap (the list in `backlog::slot`, owned by it; see `ingress`).
+  event_base* next_held = nullptr;
 };
 
 /// Deletes an event; used by containers that hold raw owning pointers.

@@ -3,7 +3,11 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -19,13 +23,16 @@ namespace keylane::detail {
 
 /// Where accepted events enter: the admission window, the per-key backlog
 /// (which routes each key), sequence numbers, the cap on live lanes, the
-/// supervisor's queue (events of keys waiting for a slot of the cap, or
-/// parked), and one inbox per shard for the events of its lanes.
+/// keys waiting for a slot of it, the supervisor's queue (events of parked
+/// keys), and one inbox per shard for the events of its lanes.
 ///
 /// A key's event goes to its live lane; a key with no lane starts one on
 /// the spot when the cap has room and no key waits for a slot, taking the
-/// slot with one atomic; otherwise the key is held and its events go to
-/// the supervisor, which admits held keys oldest first as slots come free.
+/// slot with one atomic; otherwise the key waits: its events stay in its
+/// backlog slot, in order, and the key joins the waiting keys in arrival
+/// order. Whoever frees a slot (a shard retiring a lane) or finds one free
+/// after a key began to wait hands it to the oldest waiting key at once
+/// (`admit_waiting`): no actor is on that path either.
 ///
 /// Thread-safety: `submit` and the credit calls may run on any thread at
 /// once; the supervisor alone takes from its queue and each shard alone
@@ -68,6 +75,50 @@ public:
     inboxes_[i]->actor = std::move(a);
   }
 
+  // -- keys waiting for a slot of the cap ----------------------------------------
+
+  /// Makes the key of `s` wait for a slot (under its lock, with no lane):
+  /// its events go to `s` from now on, until `admit_waiting` starts it.
+  void begin_wait(backlog::slot& s, const key& k);
+
+  /// Adds `ev` to the events the waiting key of `s` holds (under its lock).
+  void hold(backlog::slot& s, event_ptr ev) noexcept {
+    s.hold(std::move(ev));
+  }
+
+  /// After a key began to wait (no lock held): starts it or another waiting
+  /// key if a slot is free, else asks shards with idle lanes for one.
+  void find_slot() {
+    admit_waiting();
+    ask_for_idle_lanes();
+  }
+
+  /// Starts the oldest waiting keys while the cap has room: takes a slot,
+  /// names a lane, sends the key's held events to it. Any thread, no lock
+  /// held. Returns at once if no key waits or no slot is free.
+  void admit_waiting();
+
+  /// Keys waiting for a slot now.
+  [[nodiscard]] size_t waiting() const noexcept {
+    return waiting_.load(std::memory_order_seq_cst);
+  }
+
+  /// Keys wait and the cap is full: idle lanes should give their slot up.
+  [[nodiscard]] bool slot_wanted() const noexcept {
+    return waiting() > 0
+           && active_.load(std::memory_order_seq_cst)
+                >= cap_.load(std::memory_order_relaxed);
+  }
+
+  /// Where the waiting event `seq` is, for the stall log: its key and how
+  /// many keys wait ahead of it, or nothing if no key holds it.
+  struct held_event {
+    keylane::key k;
+    clock::time_point submitted;
+    size_t ahead;
+  };
+  [[nodiscard]] std::optional<held_event> find_held(uint64_t seq);
+
   /// Drops the actor handles (they are ending) and returns every event
   /// still queued anywhere.
   std::vector<event_ptr> detach_all();
@@ -90,6 +141,15 @@ public:
 
   /// Clears shard `i`'s "signalled" flag before it takes its inbox.
   void rearm_inbox(size_t i) noexcept;
+
+  /// Shard `i` holds `n` idle lanes (published after each round): while
+  /// keys wait, a key that begins to wait wakes it to give them up.
+  void note_idle_lanes(size_t i, size_t n) noexcept {
+    inboxes_[i]->idle.store(n, std::memory_order_seq_cst);
+  }
+
+  /// Clears shard `i`'s "asked to retire idle lanes" flag before it does.
+  void rearm_reclaim(size_t i) noexcept;
 
   /// Takes up to `max` events sent straight to lanes of shard `i`.
   size_t dequeue_inbox(size_t i, event_base** buf, size_t max) {
@@ -141,16 +201,8 @@ public:
   /// Shard `i` erased a lane: its slot of the cap is free.
   void lane_gone(size_t i) noexcept;
 
-  /// Keys held for a slot of the cap: one more (its events now go to the
-  /// supervisor) or one fewer (the supervisor started its lane).
-  void begin_wait() noexcept { waiting_.fetch_add(1, std::memory_order_seq_cst); }
-  void end_wait() noexcept { waiting_.fetch_sub(1, std::memory_order_seq_cst); }
-  [[nodiscard]] size_t waiting() const noexcept {
-    return waiting_.load(std::memory_order_seq_cst);
-  }
-
-  /// Slots the supervisor wants freed now (keys it cannot admit, lanes
-  /// above a lowered cap): shards retire one idle lane per `take_reclaim`.
+  /// Slots the supervisor wants freed now (lanes above a lowered cap):
+  /// shards retire one idle lane per `take_reclaim`.
   void want_reclaimed(size_t n) noexcept {
     reclaim_.store(n, std::memory_order_seq_cst);
   }
@@ -210,12 +262,18 @@ public:
     return rejected_.load(std::memory_order_relaxed);
   }
 
-  /// Events accepted that no shard has taken yet (approximate).
+  /// Events accepted that no shard has taken yet, not counting those a
+  /// waiting key holds (approximate).
   [[nodiscard]] uint64_t depth() const noexcept;
 
 private:
   bool take_credit();
   void wake_supervisor();
+  void release_cap() noexcept {
+    active_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  [[nodiscard]] bool pop_waiting(key& k);
+  void ask_for_idle_lanes();
 
   // Producers bump these on every submit: each on its own cache line.
   alignas(64) std::atomic<uint64_t> next_seq_{0};
@@ -223,9 +281,12 @@ private:
   alignas(64) std::atomic<size_t> window_;
   alignas(64) std::atomic<bool> signalled_{false};
   alignas(64) std::atomic<bool> closed_{false};
-  // The cap: slots taken (`active_`), keys held for one (`waiting_`).
+  // The cap: slots taken (`active_`), keys waiting for one (`waiting_`,
+  // the size of `wait_keys_`, changed under `wait_mtx_`).
   alignas(64) std::atomic<size_t> active_{0};
   alignas(64) std::atomic<size_t> waiting_{0};
+  std::mutex wait_mtx_; // taken after a key's stripe lock, never before
+  std::deque<key> wait_keys_;
   std::atomic<size_t> reclaim_{0};
   std::atomic<size_t> cap_;
   std::atomic<size_t> peak_{0};
@@ -248,6 +309,8 @@ private:
     alignas(64) std::atomic<bool> signalled{false};
     alignas(64) std::atomic<uint64_t> load{0}; // written once per round
     std::atomic<uint64_t> lanes{0};            // its live lanes
+    std::atomic<size_t> idle{0};               // of them, idle (per round)
+    std::atomic<bool> reclaim_signalled{false};
     caf::actor actor;
   };
   std::vector<std::unique_ptr<shard_inbox>> inboxes_;

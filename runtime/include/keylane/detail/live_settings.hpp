@@ -17,7 +17,8 @@ class live_settings {
 public:
   explicit live_settings(const settings& start)
     : live_(std::make_shared<const settings>(start)),
-      record_latency_(start.metrics_latency) {
+      record_latency_(start.metrics_latency),
+      window_auto_(start.window_auto) {
   }
 
   /// The settings in force.
@@ -36,9 +37,15 @@ public:
     return record_latency_.load(std::memory_order_relaxed);
   }
 
+  /// Whether the sink sizes the window (`runtime.window = "auto"`).
+  [[nodiscard]] bool window_auto() const noexcept {
+    return window_auto_.load(std::memory_order_relaxed);
+  }
+
   /// Puts `next` in force.
   void set(settings_ptr next) {
     record_latency_.store(next->metrics_latency, std::memory_order_relaxed);
+    window_auto_.store(next->window_auto, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> guard{mtx_};
       live_ = std::move(next);
@@ -51,6 +58,7 @@ private:
   settings_ptr live_;
   std::atomic<uint64_t> gen_{0};
   std::atomic<bool> record_latency_;
+  std::atomic<bool> window_auto_;
 };
 
 } // namespace keylane::detail

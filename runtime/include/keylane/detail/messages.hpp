@@ -77,6 +77,10 @@ using located_atom = caf::atom_constant<caf::atom("kl_where")>;
 using stall_atom = caf::atom_constant<caf::atom("kl_stall")>;
 // Sink to itself: resize the automatic window.
 using window_atom = caf::atom_constant<caf::atom("kl_window")>;
+// Shard -> sink (order none or per_key, window "auto"): how long the
+// events a round finished took, in nanoseconds since their first attempt
+// (their outputs left for the application without the sink).
+using measure_atom = caf::atom_constant<caf::atom("kl_measure")>;
 // Supervisor -> sink: my handle (the sink asks it to locate events).
 using supervisor_atom = caf::atom_constant<caf::atom("kl_super")>;
 // Supervisor or shard to itself: idle for a while, give memory back.

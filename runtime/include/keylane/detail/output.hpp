@@ -2,45 +2,62 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "keylane/detail/event_base.hpp"
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/logger.hpp"
-#include "keylane/detail/mpmc_queue.hpp"
 #include "keylane/detail/waiter.hpp"
 
 namespace keylane::detail {
 
-/// Where finished events leave: the output queue the sink fills, the
-/// consumer thread that runs the user's callback (or `pull` calls in pull
-/// mode), and the window credit each delivery gives back to ingress. With
-/// `on_sink`, `emit` runs the callback itself, on the sink's thread: no
-/// queue, no consumer thread.
+struct counters;
+class live_settings;
+
+/// Where finished events leave: the output queue, the consumer thread that
+/// runs the user's callback (or `pull` calls in pull mode), and the window
+/// credit each delivery gives back to ingress. With `on_sink`, the thread
+/// that emits runs the callback itself: no queue hand-off, no consumer
+/// thread.
 ///
-/// Thread-safety: `emit` is called by the sink alone (one producer token:
-/// moodycamel keeps FIFO order per token while the sink actor may run on a
-/// different thread each time); the consumer side is the consumer thread,
-/// or any threads calling `try_pull` / `pull` at once. Counts are exact:
-/// an event is counted delivered before its credit can wake a waiter.
+/// Its producers are the sink (`order = "global"`, events already counted
+/// and in order) and, for the other orders, the shards and the supervisor
+/// themselves (`emit` with `tally`): no sink hop. Batches leave in the
+/// order their `emit` calls took the queue's lock, whichever threads made
+/// them, so a key's outputs keep their order across its activations (a
+/// lane emits before it retires, and the next lane of its key starts only
+/// after that). The callback runs on one thread at a time: the consumer
+/// thread, or, with `on_sink`, whichever emitting thread found no other
+/// delivering (the others leave their batches to it).
+///
+/// Thread-safety: `emit` from any threads at once; `try_pull` / `pull`
+/// from any threads at once. Counts are exact: an event is counted
+/// delivered before its credit can wake a waiter, and counted (`tally`)
+/// before the application can see it.
 class output {
 public:
-  /// Called on the consumer thread for each delivered event; empty for
-  /// pull mode.
+  /// Called for each delivered event; empty for pull mode.
   using output_fn = std::function<void(event_base&)>;
 
-  output(output_fn fn, bool on_sink, ingress& in, waiter& w, logger& log);
+  output(output_fn fn, bool on_sink, ingress& in, waiter& w, logger& log,
+         counters& pub, const live_settings& live);
   ~output();
 
   /// Starts the consumer thread (callback mode); `mark` runs on it first.
   void start(std::function<void()> mark);
 
-  /// Hands events to the application, in the order given (the sink).
-  void emit(event_base** evs, size_t n);
+  /// Hands events to the application, in the order given; with `tally`,
+  /// counts their outcomes (and latency) first, as the sink does for its
+  /// own. Takes ownership of the events.
+  void emit(event_base** evs, size_t n, bool tally = false);
+
+  /// As `emit`, from a vector it leaves empty.
+  void emit(std::vector<event_ptr>& evs, bool tally);
 
   /// Takes one delivered event without waiting (pull mode).
   [[nodiscard]] bool try_pull(event_ptr& out);
@@ -52,9 +69,12 @@ public:
   /// delivered; they count as lost, not delivered.
   void forget(size_t n);
 
-  /// Ends the consumer thread after what the sink emitted (the sink has
-  /// ended) and returns every event still in the queue.
+  /// Ends the consumer thread after what was emitted (every producer has
+  /// ended) and returns every event still queued.
   std::vector<event_ptr> finish();
+
+  /// There is a callback (not pull mode).
+  [[nodiscard]] bool has_callback() const noexcept { return bool{fn_}; }
 
   /// Events delivered so far (callback returned, or pulled).
   [[nodiscard]] uint64_t delivered() const noexcept {
@@ -67,21 +87,34 @@ public:
   }
 
 private:
+  void count(event_base** evs, size_t n); // under mtx_
   void consume_loop();
   void run(event_base** evs, size_t n);
   void deliver(size_t n);
+  bool take_one(event_ptr& out); // under mtx_
 
   output_fn fn_;
   bool on_sink_; // the callback runs in `emit`
   ingress& ingress_;
   waiter& waiter_;
   logger& log_;
-  short_spin_queue<event_base*> queue_;
-  std::unique_ptr<producer_token> token_;
+  counters& pub_;
+  const live_settings& live_;
+  // The queue: `queued_` from `head_` on, in emit order. One lock per
+  // batch, where a lock-free queue kept order per producer only.
+  std::mutex mtx_;
+  std::condition_variable ready_;
+  std::vector<event_base*> queued_;
+  std::vector<event_base*> spare_; // on_sink: the batch being delivered
+  size_t head_ = 0;
+  bool consumer_asleep_ = false; // the consumer waits on `ready_`
+  bool delivering_ = false;      // on_sink: a thread runs the callback
+  bool stop_ = false;
+  size_t pullers_ = 0; // pull calls waiting on `ready_`
+  alignas(64) std::atomic<bool> nonempty_{false}; // spun on before sleeping
   alignas(64) std::atomic<uint64_t> delivered_{0};
   std::atomic<uint64_t> lost_{0};
   std::thread consumer_;
-  std::atomic<bool> stop_{false};
 };
 
 } // namespace keylane::detail
