@@ -281,8 +281,9 @@ void lane::invoke_current() {
   } else {
     awaiting_ = true;
     if (auto ms = policy().attempt_timeout_ms; ms > 0)
-      host_->delayed_send(host_, std::chrono::milliseconds(ms),
-                          timeout_atom::value, id_, token_);
+      host_->arm_timeout(id_, token_,
+                         attempt_started_ + std::chrono::milliseconds(ms),
+                         attempt_started_);
   }
 }
 

@@ -67,9 +67,10 @@ caf::behavior shard::make_behavior() {
                        std::move(error), std::move(box));
       end_round();
     },
-    [this](timeout_atom, uint64_t id, uint64_t token) {
-      if (auto* l = find(id))
-        l->on_timeout(token);
+    [this](timeout_atom, uint64_t generation) {
+      if (generation == timeout_generation_)
+        timeout_armed_ = false;
+      sweep_timeouts();
       end_round();
     },
     [this](retry_atom, uint64_t id, uint64_t token) {
@@ -309,6 +310,7 @@ void shard::park(std::vector<event_ptr>& evs) {
 void shard::want_turn(uint64_t lane) {
   turns_.push_back(lane);
 }
+
 
 void shard::located(uint64_t seq, const keylane::key& k, std::string where,
                     int64_t submitted_ns) {

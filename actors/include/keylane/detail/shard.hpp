@@ -73,6 +73,10 @@ public:
   void park(std::vector<event_ptr>& evs);
   /// A lane spent its turn with events left: run it again later.
   void want_turn(uint64_t lane);
+  /// Attempt `token` of lane `lane` times out at `at` unless it ended by
+  /// then (`now`: the caller's reading of the clock).
+  void arm_timeout(uint64_t lane, uint64_t token, clock::time_point at,
+                   clock::time_point now);
   /// The newest CAF request number of this actor (see lane::requests_).
   [[nodiscard]] uint64_t request_mark() const noexcept;
   /// Drops the response handlers of requests in `ranges`.
@@ -101,6 +105,7 @@ private:
   [[nodiscard]] bool hold_parks();
   void write_parks();
   void send_measures();
+  void sweep_timeouts();
 
   runtime_parts parts_; // its lanes use them too
   uint32_t index_;
@@ -141,6 +146,19 @@ private:
   std::vector<event_ptr> to_park_;
   clock::time_point parks_since_;
   bool park_wakeup_armed_ = false;
+  // Attempt deadlines, earliest first (a min-heap): one CAF timer for the
+  // earliest, where a timer per attempt cost CAF's clock thread a message
+  // for every asynchronous event. Entries of attempts that ended are
+  // dropped when their time comes (the lane checks the token).
+  struct deadline {
+    clock::time_point at;
+    uint64_t lane, token;
+    bool operator>(const deadline& x) const noexcept { return at > x.at; }
+  };
+  std::vector<deadline> timeouts_;
+  bool timeout_armed_ = false;
+  clock::time_point timeout_armed_at_;
+  uint64_t timeout_generation_ = 0; // of the timer in force
   // Keyed state: lanes with unwritten changes, and the round's writes.
   std::vector<uint64_t> state_dirty_;
   bool checkpoint_armed_ = false;

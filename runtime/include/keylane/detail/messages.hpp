@@ -87,7 +87,8 @@ using supervisor_atom = caf::atom_constant<caf::atom("kl_super")>;
 using trim_atom = caf::atom_constant<caf::atom("kl_trim")>;
 /// A shard's keyed-state checkpoint timer.
 using checkpoint_atom = caf::atom_constant<caf::atom("kl_ckpt")>;
-// Shard to itself: a lane's attempt ran out of time.
+// Shard to itself: the earliest attempt deadline it armed has come (one
+// timer per shard, not one per attempt; see shard::arm_timeout).
 using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;
 
 } // namespace keylane::detail

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Attempt timeouts: a shard keeps its lanes' attempt deadlines in one heap
+// and arms one CAF timer for the earliest (`attempt_timeout_ms`), instead
+// of a timer per asynchronous attempt on CAF's clock thread.
+
+#include "keylane/detail/shard.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include <caf/all.hpp>
+
+namespace keylane::detail {
+
+void shard::arm_timeout(uint64_t lane, uint64_t token, clock::time_point at,
+                        clock::time_point now) {
+  timeouts_.push_back(deadline{at, lane, token});
+  std::push_heap(timeouts_.begin(), timeouts_.end(), std::greater<>{});
+  if (timeout_armed_ && timeout_armed_at_ <= at)
+    return;
+  timeout_armed_ = true;
+  timeout_armed_at_ = at;
+  delayed_send(this, std::max<clock::duration>(at - now, clock::duration{0}),
+               timeout_atom::value, ++timeout_generation_);
+}
+
+void shard::sweep_timeouts() {
+  auto now = clock::now();
+  while (!timeouts_.empty() && timeouts_.front().at <= now) {
+    std::pop_heap(timeouts_.begin(), timeouts_.end(), std::greater<>{});
+    auto due = timeouts_.back();
+    timeouts_.pop_back();
+    if (auto* l = find(due.lane))
+      l->on_timeout(due.token); // stale (the attempt ended): ignored
+  }
+  if (timeouts_.empty()) {
+    if (timeouts_.capacity() > 4096) // a burst pins no memory after it
+      std::vector<deadline>{}.swap(timeouts_);
+    return;
+  }
+  auto next = timeouts_.front().at;
+  if (timeout_armed_ && timeout_armed_at_ <= next)
+    return;
+  timeout_armed_ = true;
+  timeout_armed_at_ = next;
+  delayed_send(this, std::max<clock::duration>(next - now, clock::duration{0}),
+               timeout_atom::value, ++timeout_generation_);
+}
+
+} // namespace keylane::detail
