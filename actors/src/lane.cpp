@@ -30,13 +30,14 @@ thread_local invocation current_call;
 } // namespace
 
 lane::lane(shard* host, const runtime_parts& parts, uint64_t id,
-           keylane::key k, handler_maker* maker, settings_ptr cfg)
+           keylane::key k, handler_maker* maker)
   : host_(host),
     parts_(parts),
     id_(id),
     key_(std::move(k)),
     maker_(maker),
-    cfg_(std::move(cfg)),
+    cfg_gen_(parts.live.generation()),
+    cfg_(&host->settings_now()),
     batch_limit_(std::max<size_t>(1, cfg_->lane_batch)),
     rng_(key_.hash() ^ id) {}
 
@@ -91,7 +92,7 @@ void lane::note_requests(uint64_t first, uint64_t last) {
 const settings& lane::policy() {
   auto gen = parts_.live.generation();
   if (gen != cfg_gen_) {
-    cfg_ = parts_.live.get();
+    cfg_ = &host_->settings_now();
     cfg_gen_ = gen;
   }
   return *cfg_;

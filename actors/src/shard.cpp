@@ -129,6 +129,17 @@ caf::behavior shard::make_behavior() {
   };
 }
 
+const settings& shard::settings_now() {
+  // One lock and shared count per reload and shard, not per activation:
+  // lanes borrow these (see lane::policy).
+  auto gen = parts_.live.generation();
+  if (gen != settings_gen_ || !settings_) {
+    settings_ = parts_.live.get();
+    settings_gen_ = gen;
+  }
+  return *settings_;
+}
+
 lane* shard::find(uint64_t id) {
   auto i = lanes_.find(id);
   return i == lanes_.end() ? nullptr : i->second.get();
@@ -137,9 +148,8 @@ lane* shard::find(uint64_t id) {
 lane* shard::start_lane(uint64_t id, const keylane::key& k) {
   ++starts_;
   trimmed_ = false;
-  parts_.pub.lanes_spawned.fetch_add(1, std::memory_order_relaxed);
-  auto l = std::make_unique<lane>(this, parts_, id, k, maker_.get(),
-                                  parts_.live.get());
+  ++spawned_;
+  auto l = std::make_unique<lane>(this, parts_, id, k, maker_.get());
   auto* raw = l.get();
   lanes_.emplace(id, std::move(l));
   return raw;
@@ -204,6 +214,13 @@ void shard::write_parks() {
 }
 
 void shard::end_round() {
+  // Lane starts are counted once per round, before the round's outputs
+  // leave (whoever sees an output sees its lane counted): two shards
+  // bumping one shared counter per activation pass its cache line to and
+  // fro.
+  if (spawned_ != 0)
+    parts_.pub.lanes_spawned.fetch_add(std::exchange(spawned_, 0),
+                                       std::memory_order_relaxed);
   if (!state_out_.empty())
     parts_.state.stage(std::exchange(state_out_, state_round{}));
   auto hold = hold_parks();

@@ -53,7 +53,7 @@ public:
   /// A lane for key `k` with id `id` (its first event names both); it
   /// builds its handler with `maker` when it first has an event to run.
   lane(shard* host, const runtime_parts& parts, uint64_t id, keylane::key k,
-       handler_maker* maker, settings_ptr cfg);
+       handler_maker* maker);
   ~lane();
   lane(const lane&) = delete;
   lane& operator=(const lane&) = delete;
@@ -152,8 +152,11 @@ private:
   std::string activation_error_;
   bool activation_just_failed_ = false; // the first attempt has seen it
   handler_maker* maker_;
-  settings_ptr cfg_;
-  uint64_t cfg_gen_ = 0;
+  // Borrowed from the shard; `policy` refreshes it after a reload, before
+  // the shard could drop it. The generation is read first (declared
+  // first): settings newer than it are refreshed once more, never older.
+  uint64_t cfg_gen_;
+  const settings* cfg_;
   size_t batch_limit_;
   jitter_rng rng_;
 

@@ -64,6 +64,9 @@ public:
   /// Lane `id` ran dry: it retires when due (see the class comment).
   /// Returns the lane's mark (stale once the lane takes events again).
   [[nodiscard]] uint64_t idle(uint64_t id);
+  /// The settings in force, refreshed once per reload (lanes borrow them:
+  /// valid until the next reload, see lane::policy).
+  [[nodiscard]] const settings& settings_now();
   /// This shard's number (what `backlog::route` names).
   [[nodiscard]] uint32_t index() const noexcept { return index_; }
   /// A lane parked its key.
@@ -141,6 +144,9 @@ private:
   bool trim_armed_ = false;
   bool trimmed_ = false; // and no lane started since
   uint64_t starts_ = 0;
+  uint64_t spawned_ = 0; // lane starts not yet counted in `pub`
+  settings_ptr settings_;
+  uint64_t settings_gen_ = 0;
   // Parks not yet written, in the order the lanes gave them, and since when
   // the oldest of them waits.
   std::vector<event_ptr> to_park_;
