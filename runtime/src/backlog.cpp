@@ -1,5 +1,8 @@
 #include "keylane/detail/backlog.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 namespace keylane::detail {
 
 bool backlog::wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
@@ -35,8 +38,6 @@ void backlog::release(const key& k, size_t n) {
     return;
   auto& x = i.value();
   x.count = x.count > n ? x.count - n : 0;
-  if (unused(x))
-    erase(s, i);
   if (s.waiters > 0)
     s.cv.notify_all();
 }
@@ -52,9 +53,22 @@ bool backlog::close_route(const key& k, uint64_t lane, bool parked) {
     return false;
   x.lane = 0;
   x.held = x.parked = parked;
-  if (unused(x))
-    erase(s, i);
   return true;
+}
+
+void backlog::purge(shard& s) {
+  for (auto i = s.slots.begin(); i != s.slots.end();)
+    i = unused(i->second) ? s.slots.erase(i) : std::next(i);
+  if (s.slots.empty() && s.slots.bucket_count() > 64)
+    slot_map{}.swap(s.slots);
+  s.purge_at = std::max(purge_floor, 2 * s.slots.size());
+}
+
+void backlog::purge() {
+  for (auto& s : shards_) {
+    std::lock_guard<std::mutex> guard{s.mtx};
+    purge(s);
+  }
 }
 
 void backlog::wake_all() {

@@ -23,9 +23,13 @@ namespace keylane::detail {
 /// under the key's shard lock: the caller assigns the sequence number and
 /// enqueues there, so a key's events enter every queue in sequence-number
 /// order even when they come from different threads. Thread-safe. Each key
-/// with work, a live lane or held events has a `slot`, which vanishes once
-/// it has none of them, so memory follows the active keys, not every key
-/// ever seen; with an `unbounded` limit the count is kept but never refuses.
+/// with work, a live lane or held events has a `slot`. One that has none of
+/// them is left in place (it is a default slot again) and purged in bulk
+/// once a stripe holds about as many unused slots as used ones, and when
+/// the runtime goes idle (`purge`): erasing and re-inserting a key at each
+/// activation moved neighbouring entries both times. So memory follows
+/// the active keys, not every key ever seen; with an `unbounded` limit the
+/// count is kept but never refuses.
 ///
 /// A slot's route: a live lane (`lane`, on `shard`) takes the key's events
 /// straight from `submit`; a held key's go to the supervisor (it waits for
@@ -88,14 +92,13 @@ public:
              const std::atomic<bool>& cancelled, F&& then) {
     auto& s = shards_[shard_index(k)];
     std::unique_lock<std::mutex> guard{s.mtx};
+    if (s.slots.size() >= s.purge_at)
+      purge(s);
     // One lookup on the common path (room for the key).
     auto i = s.slots.try_emplace(k).first;
     if (i->second.count >= limit_) {
-      if (!(wait && wait_for_room(s, guard, k, deadline, cancelled))) {
-        if (auto j = s.slots.find(k); j != s.slots.end() && unused(j->second))
-          erase(s, j);
+      if (!(wait && wait_for_room(s, guard, k, deadline, cancelled)))
         return false;
-      }
       i = s.slots.find(k); // re-found: the wait let others rehash
     }
     auto& x = i.value();
@@ -103,8 +106,7 @@ public:
     try {
       then(x);
     } catch (...) {
-      if (--x.count == 0 && unused(x))
-        s.slots.erase(i);
+      --x.count;
       throw;
     }
     return true;
@@ -112,23 +114,17 @@ public:
 
   /// Runs `fn(slot&)` under `k`'s shard lock, so no event of `k` is
   /// admitted meanwhile; `fn` may raise the count past the limit (replayed
-  /// events were accepted once already). The slot is dropped afterwards if
-  /// it holds nothing.
+  /// events were accepted once already).
   template <class F>
   decltype(auto) locked(const key& k, F&& fn) {
     auto& s = shards_[shard_index(k)];
     std::lock_guard<std::mutex> guard{s.mtx};
-    auto i = s.slots.try_emplace(k).first;
-    struct drop_unused {
-      shard& s;
-      const key& k;
-      ~drop_unused() {
-        if (auto j = s.slots.find(k); j != s.slots.end() && unused(j->second))
-          erase(s, j);
-      }
-    } drop{s, k};
-    return fn(i.value());
+    return fn(s.slots.try_emplace(k).first.value());
   }
+
+  /// Drops every unused slot and gives emptied stripes' memory back (the
+  /// runtime went idle).
+  void purge();
 
   /// Returns `n` slots of `k`.
   void release(const key& k, size_t n);
@@ -160,23 +156,23 @@ private:
   using slot_map = tsl::robin_map<key, slot, key_hasher, std::equal_to<key>,
                                   std::allocator<std::pair<key, slot>>, true>;
 
+  // A stripe purges its unused slots once it holds `purge_at` slots, then
+  // waits until it holds twice the slots it kept (amortised O(1) per
+  // insert, and at most about half its slots unused).
+  static constexpr size_t purge_floor = 64;
+
   struct alignas(64) shard { // one lock per cache line: shards don't contend
     std::mutex mtx;
     std::condition_variable cv;
     size_t waiters = 0;
+    size_t purge_at = purge_floor;
     slot_map slots;
   };
 
-  // Erases `i`; a stripe that became empty gives its buckets back, so a
-  // burst of keys does not pin memory after it ended. Past 64 buckets
-  // (~6.5 KB a stripe): at 1024 the 64 stripes kept ~6.8 MB after a burst.
-  // A stripe empties under load only when few keys are in flight, and
-  // then it regrows from small.
-  static void erase(shard& s, slot_map::iterator i) {
-    s.slots.erase(i);
-    if (s.slots.empty() && s.slots.bucket_count() > 64)
-      slot_map{}.swap(s.slots);
-  }
+  // Drops the unused slots of `s`; a stripe left empty gives its buckets
+  // back, so a burst of keys does not pin memory after it ended. Past 64
+  // buckets (~6.5 KB a stripe): at 1024 the 64 stripes kept ~6.8 MB.
+  static void purge(shard& s);
 
   [[nodiscard]] static bool unused(const slot& x) noexcept {
     return x.count == 0 && x.lane == 0 && !x.held;

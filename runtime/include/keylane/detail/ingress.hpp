@@ -168,6 +168,9 @@ public:
 
   // -- backlog -----------------------------------------------------------------
 
+  /// Drops the backlog's unused slots (a shard went idle).
+  void purge_backlog() { backlog_.purge(); }
+
   /// Returns `n` backlog slots of `k` (events of `k` completed).
   void release_backlog(const key& k, size_t n) { backlog_.release(k, n); }
 
