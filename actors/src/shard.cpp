@@ -102,7 +102,7 @@ caf::behavior shard::make_behavior() {
       std::vector<lane*>{}.swap(touched_);
       std::deque<idle_lane>{}.swap(idle_);
       std::vector<idle_lane>{}.swap(retire_now_);
-      parts_.in.purge_backlog(); // the slots its lanes' keys left behind
+      parts_.in.purge_idle(); // the slots its lanes' keys left behind
       release_free_memory();
       if (parts_.log.enabled(log_level::debug))
         parts_.log.write(log_level::debug, "idle: shard "

@@ -197,9 +197,14 @@ bool ingress::pop_waiting(key& k) {
   k = std::move(wait_keys_.front());
   wait_keys_.pop_front();
   waiting_.fetch_sub(1, std::memory_order_seq_cst);
-  if (wait_keys_.empty())
-    std::deque<key>{}.swap(wait_keys_); // a burst pins no memory after it
   return true;
+}
+
+void ingress::purge_idle() {
+  backlog_.purge();
+  std::lock_guard<std::mutex> guard{wait_mtx_};
+  if (wait_keys_.empty()) // a burst of waiting keys pins no memory after it
+    std::deque<key>{}.swap(wait_keys_);
 }
 
 void ingress::admit_waiting() {

@@ -168,8 +168,9 @@ public:
 
   // -- backlog -----------------------------------------------------------------
 
-  /// Drops the backlog's unused slots (a shard went idle).
-  void purge_backlog() { backlog_.purge(); }
+  /// Drops the backlog's unused slots and an empty waiting queue's memory
+  /// (a shard went idle).
+  void purge_idle();
 
   /// Returns `n` backlog slots of `k` (events of `k` completed).
   void release_backlog(const key& k, size_t n) { backlog_.release(k, n); }
