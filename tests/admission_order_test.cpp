@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Admission order: keys waiting for a lane slot get it oldest event first,
 // so global output does not wait behind younger keys.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parking's storage side: the store, writing parked events, removing
 // replayed ones. The supervisor owns which keys are parked.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shows that an installed keylane is usable from outside: the public headers
 // compile, a runtime configured from TOML (toml++) with an SQLite park
 // store (SQLite) starts, processes events and drains, and a RocksDB state
