@@ -135,7 +135,7 @@ TEST_CASE("a key is built from every integral type and means its value",
   CHECK(set.size() == 1);
 }
 
-TEST_CASE("-1 and 2^64-1 are one integer key: keys are 64-bit patterns",
+TEST_CASE("an integer key is a 64-bit pattern: -1 and 2^64-1 are one key",
           "[key][integer]") {
   constexpr uint64_t all_ones = std::numeric_limits<uint64_t>::max();
   key minus_one(int64_t{-1});
