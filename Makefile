@@ -1,7 +1,9 @@
 # keylane developer entry points. The README documents two: `make run` and
 # `make test`. Each target installs missing Debian packages first
-# (scripts/deps.sh, a fast no-op when all are present), then configures and
-# builds with CMake; re-running only rebuilds what changed.
+# (scripts/deps.sh, a fast no-op when all are present: `make run` the
+# library's and the ledger's lists of scripts/packages/, the others every
+# list), then configures and builds with CMake; re-running only rebuilds
+# what changed.
 #
 #   make run             build and run the ledger example (ARGS="--json" to pass args)
 #   make test            build everything, run the whole CTest suite (what CI runs first)
@@ -78,18 +80,33 @@ SANITIZED_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKEYLANE_BUILD_TESTS=ON \
                   -DKEYLANE_BUILD_BENCH=OFF -DKEYLANE_USE_MIMALLOC=OFF \
                   $(if $(filter RelWithDebInfo,$(BUILD_TYPE)),-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='$(SANITIZE_OPT)')
 
-.PHONY: all deps configure run test test-sanitize test-tsan bench fuzz clean mutation-check soak
+.PHONY: all deps deps-run configure configure-run run test test-sanitize test-tsan bench fuzz clean mutation-check soak
 
 all: test
 
+# Every package list (scripts/packages/*.txt); `make run` installs only the
+# library's and the ledger's (RUN_DEPS).
+RUN_DEPS ?= library ledger
 deps:
 	@$(PHASE) deps bash scripts/deps.sh
 
-# Configuring every time is cheap (cached) and keeps the options in force.
-configure: deps
-	$(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKEYLANE_BUILD_TESTS=ON $(CCACHE_FLAG)
+deps-run:
+	@$(PHASE) deps bash scripts/deps.sh $(RUN_DEPS)
 
-run: configure
+# Configuring every time is cheap (cached) and keeps the options in force.
+# `make run` configures the same build directory without the tests, so it
+# needs neither Catch2 nor the packages of examples it does not build (the
+# exchange without QuickFIX and the benchmarks without Boost are left out,
+# with a message); everything else configures the whole suite, Kafka
+# included, and then every package is required.
+CONFIGURE = $(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CCACHE_FLAG)
+configure: deps
+	$(CONFIGURE) -DKEYLANE_BUILD_TESTS=ON -DKEYLANE_BUILD_BENCH=ON -DKEYLANE_BUILD_KAFKA=ON
+
+configure-run: deps-run
+	$(CONFIGURE) -DKEYLANE_BUILD_TESTS=OFF
+
+run: configure-run
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS) --target $(RUN_TARGET)
 	@test -x $(RUN_BIN) || { echo "make run: $(RUN_BIN) was not built" >&2; exit 1; }
 	$(RUN_BIN) $(ARGS)

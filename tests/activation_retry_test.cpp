@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A handler that cannot be built or activated (a database briefly down)
 // fails the attempt at the head of its key's lane: the event's retry policy
 // decides, and the key parks only when the attempts run out.

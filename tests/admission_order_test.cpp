@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Admission order: keys waiting for a lane slot get it in the order they
 // began to wait (their oldest event first), so global output does not wait
 // behind younger keys.

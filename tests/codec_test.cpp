@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The default payload codec: floating-point numbers come back bit for bit,
 // and every byte CAF's own format got right stays the same, so stores
 // written before read the same.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The config reader at its limits: overrides that name no key, files too
 // large to read, files with very many problems, and text that toml++ 3.3.0
 // must not see (non-ASCII where it tests for whitespace).

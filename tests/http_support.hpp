@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A tiny HTTP/1.0 GET client on POSIX sockets for scraping the metrics

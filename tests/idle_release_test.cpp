@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An idle runtime gives memory back (shards shrink their tables, the
 // allocator is asked to return pages) and then runs as before.
 #include <map>

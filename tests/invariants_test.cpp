@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property tests of DESIGN.md's invariants on adversarial random workloads:
 // a hot key with half the traffic, random async latencies and fates,
 // transient and permanent failures retried with backoff, attempts that time

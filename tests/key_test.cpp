@@ -1,11 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of keylane::key and stable_hash: fixed hash values, string and
 // integer keys kept apart, equality consistent with the hash.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_set>
 
 #include "keylane/key.hpp"
@@ -89,4 +92,62 @@ TEST_CASE("a key renders as its string or its decimal integer",
   std::ostringstream out;
   out << key{"room"} << '/' << key{12};
   CHECK(out.str() == "room/12");
+}
+
+// Compile checks: every integral type but bool makes a key, implicitly (so
+// `submit(int64_t{5}, ...)` compiles); floating point and bool do not.
+static_assert(std::is_convertible_v<int64_t, key>, "int64_t ids are keys");
+static_assert(std::is_convertible_v<uint32_t, key>, "uint32_t ids are keys");
+static_assert(std::is_convertible_v<int32_t, key>, "int32_t ids are keys");
+static_assert(std::is_convertible_v<uint64_t, key>, "uint64_t ids are keys");
+static_assert(std::is_convertible_v<int16_t, key>, "int16_t ids are keys");
+static_assert(std::is_convertible_v<uint16_t, key>, "uint16_t ids are keys");
+static_assert(std::is_convertible_v<unsigned char, key>, "bytes are keys");
+static_assert(std::is_convertible_v<signed char, key>, "bytes are keys");
+static_assert(std::is_convertible_v<long long, key>, "long long is a key");
+static_assert(std::is_convertible_v<unsigned long, key>, "size_t is a key");
+static_assert(std::is_convertible_v<const int64_t&, key>, "const refs too");
+static_assert(!std::is_constructible_v<key, bool>, "a bool is no key");
+static_assert(!std::is_constructible_v<key, double>, "a double is no key");
+static_assert(!std::is_constructible_v<key, float>, "a float is no key");
+static_assert(std::is_nothrow_constructible_v<key, int64_t>,
+              "an integer key does not allocate");
+
+TEST_CASE("a key is built from every integral type and means its value",
+          "[key][integer]") {
+  key k(int64_t{5});
+  CHECK(k.is_integer());
+  CHECK(k.integer() == 5);
+  CHECK(k == key{5});
+  CHECK(key(uint32_t{3}) == key{uint64_t{3}});
+  CHECK(key(static_cast<unsigned char>(200)) == key{200});
+  CHECK(key(int16_t{-2}) == key(int64_t{-2}));
+  CHECK(key(static_cast<signed char>(-2)) == key(int64_t{-2}));
+  CHECK(key(static_cast<unsigned short>(7)) == key(7L));
+  CHECK(key(123456789012345LL) == key(uint64_t{123456789012345ull}));
+  // The hash of an integer key is splitmix64 of its uint64_t value, whatever
+  // type built it: routes and state keys stay those of earlier builds.
+  CHECK(key(int64_t{5}).hash() == stable_hash(uint64_t{5}));
+  CHECK(key(uint32_t{5}).hash() == stable_hash(uint64_t{5}));
+  CHECK(key(static_cast<unsigned char>(5)).hash() == key{5}.hash());
+  std::unordered_set<key> set{key(int64_t{9}), key(uint32_t{9}), key{9},
+                              key(static_cast<unsigned char>(9))};
+  CHECK(set.size() == 1);
+}
+
+TEST_CASE("an integer key is a 64-bit pattern: -1 and 2^64-1 are one key",
+          "[key][integer]") {
+  constexpr uint64_t all_ones = std::numeric_limits<uint64_t>::max();
+  key minus_one(int64_t{-1});
+  key max(all_ones);
+  CHECK(minus_one == max);
+  CHECK(minus_one.hash() == max.hash());
+  CHECK(minus_one.hash() == stable_hash(all_ones));
+  CHECK(minus_one.integer() == all_ones);
+  CHECK(minus_one.to_string() == "18446744073709551615");
+  CHECK(key{-1} == max); // an int converts the same way
+  CHECK(key(int8_t{-1}) == max);
+  // The smallest int64_t is 2^63, not a key of its own sign.
+  CHECK(key(std::numeric_limits<int64_t>::min()) == key(uint64_t{1} << 63));
+  CHECK(key(int64_t{-2}) != max);
 }

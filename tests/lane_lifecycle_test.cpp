@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A lane's life: lanes live in shard actors that serve many keys one after
 // another, so nothing of a retired key's handler may reach a later key, and
 // a lane that ran dry lingers for its key's next event.

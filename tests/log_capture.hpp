@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Collects a runtime's log lines (through `set_log_writer`) so tests can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The metrics endpoint under connections that never finish a request (a
 // port scanner, a stuck proxy, a slowloris client): scrapes still come back
 // within a second, and a half-sent request is dropped after the endpoint's

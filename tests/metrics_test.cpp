@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Prometheus endpoint of metrics.listen, scraped over real HTTP on
 // loopback: the metric names and types users' dashboards rely on, values
 // that follow the events, the parked gauges, the histogram's shape, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a small park store for the keylane-park tests (park_tool_test.cmake):
 // a string key that needs JSON escaping with two records, and the integer
 // key 7 with one. Every field is fixed, so the tool's output is known.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the park stores: one behavioural suite run against the memory
 // and the SQLite store, then what only the SQLite store promises: it finds
 // everything after a reopen, refuses files that are not its own, and keeps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parking that outlives a runtime (SQLite across restarts), parking turned
 // off, and late completions: the rest of the parking properties.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parking under random failure injection: random keyed workloads from
 // several producer threads, each event with a fault plan (success, skip,
 // transient failures that heal after k attempts, permanent failures,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Parses the Prometheus text exposition format as the tests need it: each

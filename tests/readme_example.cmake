@@ -1,8 +1,11 @@
 # Checks that the README's first C++ block is examples/readme/main.cpp, word
-# for word, so the example users copy is the one CTest builds and runs.
+# for word but its SPDX licence line, so the example users copy is the one
+# CTest builds and runs.
 #   cmake -DREADME=<README.md> -DSOURCE=<main.cpp> -P readme_example.cmake
 file(READ "${README}" readme)
 file(READ "${SOURCE}" source)
+# The file's licence line is no part of what users copy.
+string(REGEX REPLACE "^// SPDX-License-Identifier: [^\n]*\n" "" source "${source}")
 string(FIND "${readme}" "```cpp\n" start)
 if(start EQUAL -1)
   message(FATAL_ERROR "${README}: no ```cpp block")

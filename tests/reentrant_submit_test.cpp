@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A submit from the runtime's own threads never waits, even with
 // overflow = "block": the credit it would wait for comes back only through
 // the thread that would be waiting.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reload at run time: which keys apply, what a bad file does, and that the
 // cap, the window and the retry policy change while events flow.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Retry at the head of the lane: attempts, backoff bounds, timeouts with
 // late completions, and isolation of a backing-off key.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // run_later takes move-only callables, so a handler can hand its completion
 // to a timer as the README shows.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Functional tests of keylane::runtime where things go wrong: rejected and
 // blocked submits, failing handlers, bad configuration, stop and timeouts.
 #include "runtime_support.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Functional tests of keylane::runtime: round trips, admission, handler
 // outcomes, asynchronous completion, lane hooks, configuration, shutdown.
 #include "runtime_support.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lanes live in shard actors: keys spread over the shards, lanes of one
 // shard take turns, and a completion that outlives its lane is dropped.
 

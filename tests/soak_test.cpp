@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The soak: a million events from 4 producers through every fate the
 // runtime knows, checked for per-key start order, one event of a key at a
 // time, exactly-once delivery, the outcome and attempts each fate takes, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sink.spill_path: results beyond the in-memory window go to a spill file
 // and come back in order; memory stays at the window, admission goes on
 // until the file is full, and the file is removed at stop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stall log: when output waits for one event while later results are
 // held back, one line names the key, the sequence number, its age and what
 // holds it (running, backing off, waiting for a slot); one line says when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kill -9 drill: a runtime keeping state in RocksDB is killed at random
 // moments, several times on one directory. After each kill every key's
 // stored state must be the fold of a prefix of its events — never torn,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a small RocksDB state store for the keylane-state tests
 // (state_tool_test.cmake), through the library's API: the integer keys 7
 // and 42 (42 with origins), and the string keys "7" and one that needs

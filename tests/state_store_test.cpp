@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the keyed-state stores and their record format: records round
 // trip and every damage to their bytes is caught; one behavioural suite run
 // against the memory and the RocksDB store; then what only the RocksDB

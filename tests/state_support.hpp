@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Keyed-state fixtures: a state that is a fold of a key's events (any

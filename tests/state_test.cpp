@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keyed state: what a stateful handler sees is always the fold of its
 // key's earlier events, across retires, failures, parking, stops and
 // restarts; durable events are reported once, in each key's order.

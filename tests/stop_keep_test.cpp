@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // With a durable park store, `stop()` keeps what it ended unfinished: the
 // next runtime on that store starts with those keys parked, in order.
 

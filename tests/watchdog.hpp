@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A watchdog for tests that wait on the runtime: a stalled run fails in

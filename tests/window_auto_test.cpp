@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // window = "auto": the runtime sizes the admission window from completion
 // rate and tail latency, within [2 x cap, window_max], growing while a
 // straggler holds output back; output order and accounting are unchanged.

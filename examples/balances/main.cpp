@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // balances: keyed state that survives a restart. Each ACCOUNT=AMOUNT
 // argument is an event of ACCOUNT; the account's handler keeps its balance
 // in keylane's keyed state, in a RocksDB directory, so a second run goes on

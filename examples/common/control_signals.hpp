@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // How the example programs take SIGHUP, SIGINT and SIGTERM: blocked in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "book_handler.hpp"
 
 #include <caf/event_based_actor.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The journal (`--journal FILE`): one JSON object per line, every request a

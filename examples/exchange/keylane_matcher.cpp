@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The books on keylane: the symbol is the key, one lane per active symbol,
 // reports leave through the output callback in each symbol's order.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exchange: a FIX 4.4 order-entry server with one order book per symbol on
 // keylane lanes, a shared risk actor, and the single-matcher baseline
 // behind `--matcher single` (see docs/exchange.md).

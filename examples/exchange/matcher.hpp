@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The two matchers the exchange can run (`--matcher`): books on keylane,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One symbol's limit order book: price-time priority, partial fills, fills

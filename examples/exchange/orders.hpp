@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The exchange's order and report types, free of QuickFIX and of keylane so

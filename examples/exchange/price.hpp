@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Prices on the wire are decimals (FIX Price is a float field); inside the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The pre-trade risk check: one CAF actor shared by every book, holding

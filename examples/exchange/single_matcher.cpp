@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The single matcher: one thread takes each request to the end (risk check
 // included) before the next, for every symbol. The baseline keylane is
 // measured against.

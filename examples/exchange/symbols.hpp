@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The symbols the exchange lists: S0000 .. S<n-1>.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The first request on a connection: a WebSocket upgrade becomes a

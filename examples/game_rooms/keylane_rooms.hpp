@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Rooms on keylane: a room is a key, its lane's handler holds the room in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One room as a keylane handler: its `room_state` is keyed state, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The rules of a room: joins, inputs, chat, leaves, portals, and the tick

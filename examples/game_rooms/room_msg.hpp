@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What reaches a room: the players' commands, the ticker's ticks, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Everything a room keeps, as keylane's keyed state: a room that retired, or

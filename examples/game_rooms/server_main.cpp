@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // game_rooms: a game server on keylane. A room is a key; its lane holds the
 // room in keyed state; players talk WebSocket (Boost.Beast) on one port,
 // which also serves the page at `GET /`. `--rooms-on single_loop` runs the

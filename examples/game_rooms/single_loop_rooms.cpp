@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "single_loop_rooms.hpp"
 
 #include <chrono>

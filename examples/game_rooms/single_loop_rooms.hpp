@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The baseline: what a team writes without keylane. One game-loop thread

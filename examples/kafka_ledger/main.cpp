@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kafka_ledger: the ledger across processes. One process owns a Kafka
 // cluster (librdkafka's in-process mock, a real Kafka protocol endpoint on
 // loopback), produces account events to a 6-partition topic, and starts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two baselines: plain threads, no CAF. Each worker "does the database
 // round trip" by sleeping the event's latency, then applies the event.
 

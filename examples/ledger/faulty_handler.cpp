@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "faulty_handler.hpp"
 
 #include <utility>

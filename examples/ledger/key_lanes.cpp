@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keylane way: one lane per active account (at most max_active_keys),
 // each sending its account's events one at a time to a database actor.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The keylane runtime a scenario runs its lanes in, with the database actor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ledger: why per-key lanes. One workload of account events (half of
 // them on one hot account, each a 1-4 ms database round trip) runs three
 // ways — a shared queue, hash partitions, keylane lanes — and the program

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Printing the three ways' figures: a table for people, JSON for scripts.

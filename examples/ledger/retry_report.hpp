@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Printing the retry scenario: a few lines for people, one JSON line for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Judging the retry scenario: what it was expected to do, what it did, and

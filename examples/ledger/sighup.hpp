@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What SIGHUP does in the ledger: read the settings again and apply them to

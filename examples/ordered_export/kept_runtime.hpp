@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The runtime of the mode that ran last, kept so that it can outlive the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ordered export: what ordered output costs when a few calls straggle,
 // and the levers against it. 1,000 rows, 8 in flight, 1 % of them 500 ms
 // calls and the rest 10 ms, run unordered, in global order with an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The stages' handlers. Fetch and convert are asynchronous calls finished

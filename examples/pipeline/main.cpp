@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shows a pipeline of two stages: results re-sequenced once at the sink
 // versus after each stage, and why a stateful stage needs a re-sequencer in
 // front of it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The readers of each [kafka] key and of librdkafka property tables.
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command-line overrides of a config with a [kafka] table: kafka.* keys are
 // read by the [kafka] readers, every other key by keylane's own overrides.
 

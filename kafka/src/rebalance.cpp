@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Partition assignment, revocation and offset commits of a source; all on
 // its polling thread (librdkafka calls these callbacks from inside poll).
 

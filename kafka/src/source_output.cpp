@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The output side of a source: the runtime's output callback, the output
 // topic's records and their delivery reports, and finishing offsets.
 

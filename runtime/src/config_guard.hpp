@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A look at config text before toml++ sees it. Debian's toml++ 3.3.0 asks

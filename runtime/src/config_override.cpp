@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command-line overrides, "section.key=value": each one is read by the
 // file's reader (config_loader.cpp), so it meets the same rules and
 // messages as the same key in a file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What config_override.cpp and config_diff.cpp need of the file reader in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rules that tie keys together (or check a key's shape beyond its type),
 // reported at the key that must change.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keylane/detail/engine.hpp"
 
 #include <algorithm>
@@ -7,7 +8,7 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/metrics_endpoint.hpp"
+#include "keylane/detail/components.hpp"
 #include "keylane/detail/runtime_parts.hpp"
 
 namespace keylane::detail {
@@ -139,7 +140,14 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   raw->ingress_.attach_supervisor(raw->supervisor_);
   raw->output_.start([raw] { own_thread_of = raw; });
   if (!c.metrics_listen.empty()) {
-    auto ep = metrics_endpoint::open(
+    if (!component_open_metrics_endpoint)
+      return make_error(
+        errc::invalid_config,
+        "metrics.listen = \"" + c.metrics_listen
+          + "\" needs keylane's metrics endpoint, which this program does "
+            "not link: link keylane::metrics (find_package(keylane "
+            "COMPONENTS metrics)), built when KEYLANE_BUILD_METRICS is on");
+    auto ep = component_open_metrics_endpoint(
       c.metrics_listen,
       {[raw] { return raw->snapshot(); }, [raw] { return raw->parked_keys(); }});
     if (!ep)

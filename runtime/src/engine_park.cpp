@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's side of parking: what `stop` keeps in the durable store, and
 // the operator calls that the supervisor carries out.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reload: the run-time keys of a new config reach the producers (window),
 // the sink (stall threshold, latency toggle), the supervisor (cap) and the
 // lanes (retry policy, read at each attempt) without stopping anything.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The spill file behind `sink.spill_path`: opened with the runtime, so a
 // bad directory or a type without codecs fails the start; admission is held
 // while the file is full.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The park store in memory: records per key in a deque, ids from a counter.
 
 #include <algorithm>

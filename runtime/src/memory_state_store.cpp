@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state store in memory: one hash map of key to record bytes.
 
 #include <algorithm>

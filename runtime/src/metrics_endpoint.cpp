@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keylane/detail/metrics_endpoint.hpp"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What metrics_endpoint.cpp serves: the metric families of one scrape,

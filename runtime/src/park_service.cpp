@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parking's storage side: the store, writing parked events, removing
 // replayed ones. The supervisor owns which keys are parked.
 
@@ -6,6 +7,7 @@
 #include <exception>
 #include <iostream>
 
+#include "keylane/detail/components.hpp"
 #include "keylane/errc.hpp"
 
 namespace keylane::detail {
@@ -40,7 +42,14 @@ park_service::open(const settings& cfg, const payload_ops& ops) {
       if (cfg.park_path.empty())
         return make_error(errc::invalid_config,
                           "park.store = \"sqlite\" needs park.path");
-      auto opened = open_sqlite_park_store(cfg.park_path);
+      if (!component_open_sqlite_park_store)
+        return make_error(
+          errc::invalid_config,
+          "park.store = \"sqlite\" needs keylane's SQLite park store, "
+          "which this program does not link: link keylane::sqlite "
+          "(find_package(keylane COMPONENTS sqlite)), built when "
+          "KEYLANE_BUILD_SQLITE is on");
+      auto opened = component_open_sqlite_park_store(cfg.park_path);
       if (!opened)
         return std::move(opened.error()); // already park_store_failed, with path
       st = std::move(*opened);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <limits>
 
 #include "keylane/detail/pipeline_checks.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The durable state store: a RocksDB database, one entry per key (the key
 // as state_key.hpp spells it, the record's bytes as the value), written
 // through RocksDB's write-ahead log. RocksDB's names stay in this file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The durable park store: one SQLite file in WAL mode with synchronous=FULL,
 // so a successful append has reached the disk when it returns.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // How the state stores spell a key as bytes: one kind byte, then the key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state record's bytes. Stores keep them for years and across keylane
 // versions, so the layout is fixed and versioned, independent of the host
 // (little-endian, no padding), and checked as a whole:

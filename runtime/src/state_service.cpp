@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keylane/detail/state_service.hpp"
 
 #include <algorithm>
 #include <iterator>
 #include <utility>
 
+#include "keylane/detail/components.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/errc.hpp"
 
@@ -33,7 +35,14 @@ state_service::open(const settings& cfg, logger& log) {
       store = make_memory_state_store();
       break;
     case state_backend::rocksdb: {
-      auto st = open_rocksdb_state_store(cfg.state_path);
+      if (!detail::component_open_rocksdb_state_store)
+        return make_error(
+          errc::invalid_config,
+          "state.store = \"rocksdb\" needs keylane's RocksDB state store, "
+          "which this program does not link: link keylane::state "
+          "(find_package(keylane COMPONENTS state)), built when "
+          "KEYLANE_BUILD_STATE is on");
+      auto st = detail::component_open_rocksdb_state_store(cfg.state_path);
       if (!st)
         return std::move(st.error());
       store = std::move(*st);

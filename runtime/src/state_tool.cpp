@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state tool's command line: parses it as keylane-park does (same
 // options, same exit statuses), finds DIR (given, or state.path of a
 // config file), opens the store and runs one command of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "state_tool_commands.hpp"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The commands of the state tool (state_tool.cpp parses the command line

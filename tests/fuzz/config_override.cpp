@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes command-line overrides: the whole input as one `--set`, then its
 // lines as several. Each yields settings that still render and parse back,
 // or an invalid_config error that leaves the settings unchanged.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes keylane::parse, the config file reader: any text yields settings
 // or an invalid_config error, never a crash or undefined behaviour.
 

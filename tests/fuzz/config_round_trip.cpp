@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the to_toml round trip: settings that parse from any text render
 // as TOML that parses back to settings rendering the same text.
 

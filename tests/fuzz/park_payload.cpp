@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes keylane::codec<T>::decode, which turns a parked record's payload
 // bytes (a BLOB of the park store) back into the payload when an operator
 // lists or replays it: any bytes yield a payload or a codec_failed error,

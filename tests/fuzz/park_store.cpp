@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes reading a park store file: the input is written as the SQLite
 // file, opened with open_sqlite_park_store, and every record of every key
 // read back (keys(), records(), is_parked()), as keylane-park list and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes decode_spill, the reader of the sink's spill file records: any
 // bytes yield a record or a spill_failed error, and a record decoded once
 // encodes to bytes that decode to the same record.

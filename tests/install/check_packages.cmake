@@ -1,15 +1,16 @@
-# Part of the install test (included by run_install_test.cmake once the
+# Part of the install test (included by run_install_test.cmake once a
 # consumer was built): the Debian packages the consumer's build used are
-# exactly those README.md's "Use from CMake" section lists for consumers.
+# exactly those README.md's "Use from CMake" section lists for that kind of
+# consumer, in the sentence that starts with `marker`.
 #
 # Used = the -dev packages (dpkg -S) owning a file the consumer's build read:
 # a library on its link line, a header its compile included (the compiler's
 # depfile), a CMake package config directory that find_package loaded or a
 # library a find module found (the cache's <name>_DIR and _LIBRARY entries). The compiler's own packages (libc, libstdc++;
-# clang's headers and sanitizer runtimes) are left out. Listed = the backticked names after "Consumers need these
-# Debian packages:" up to the end of that sentence.
+# clang's headers and sanitizer runtimes) are left out. Listed = the
+# backticked names after `marker` up to the end of that sentence.
 #
-# Needs: consumer_build, README. Skipped (with a message) without dpkg.
+# Needs: consumer_build, README, marker. Skipped (with a message) without dpkg.
 
 find_program(DPKG_EXECUTABLE dpkg)
 if(NOT DPKG_EXECUTABLE)
@@ -103,7 +104,6 @@ list(REMOVE_DUPLICATES used)
 list(SORT used)
 
 file(READ "${README}" readme)
-set(marker "Consumers need these Debian packages:")
 string(FIND "${readme}" "${marker}" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "install test: ${README} has no \"${marker}\" "

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Kafka source against librdkafka's mock cluster, with members in
 // separate processes (tests/kafka/member.cpp): group sharing, a crash and a
 // restart, members joining and leaving, and injected broker faults. Every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exactly-once keyed state with the Kafka source, on librdkafka's mock
 // cluster (which lives in this process and outlives the members): a member
 // process (tests/kafka/member.cpp, handler "sum_state") sums each key's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A consumer-group member for the Kafka tests: runs a keylane::kafka::source
 // from a config file and logs, one line per write to an O_APPEND file, every
 // finished record and every accepted commit with a system-wide monotonic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "member_path.hpp"
 
 namespace kafka_test {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The output topic (kafka.output_topic) against librdkafka's mock cluster,
 // with the source in this process: results keyed as their input in each
 // key's order, tombstones marked or skipped, and no offset committed before

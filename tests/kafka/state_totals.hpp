@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The keyed state of the Kafka state tests' handler (tests/kafka/member.cpp,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // keylane-park: the operator's view of a durable park store. Lists parked
 // keys, shows a key's records, exports records as JSON lines and discards a
 // key's records. Exit status: 0 done, 1 file missing / not a park store /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // keylane-state: the operator's view of a RocksDB state store (list, show,
 // export, erase). The logic is keylane::run_state_tool, so an application
 // can build the same tool with a renderer that decodes its own state type.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // order_entry_load --check-bad-inputs: malformed and invalid requests over

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The load client's FIX side: N initiator sessions LOAD1..LOADn to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fix_gateway::start: a QuickFIX ThreadedSocketAcceptor with in-memory
 // stores and no logs, so a run writes nothing to the source tree.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The exchange's FIX acceptor behind a QuickFIX-free interface. Keep this

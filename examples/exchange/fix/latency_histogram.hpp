@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // An HDR-style latency histogram: log-bucketed with 64 linear sub-buckets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // order_entry_load's report: a table or one JSON object, and the verdict.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One open-loop run of order_entry_load: log on, send on a fixed schedule,

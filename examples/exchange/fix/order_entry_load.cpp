@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // order_entry_load: a FIX 4.4 load client for the exchange example. N
 // initiator sessions send a seeded open-loop flow of new / cancel / replace
 // orders and check every ExecutionReport against the order's own sequence;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Turns an exec_report into the FIX 4.4 message the client gets. C++14 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One FIX session's outgoing reports, sent by a thread of the session's

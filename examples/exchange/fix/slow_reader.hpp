@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A FIX client that never reads: one raw TCP connection that logs on and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Clients that misbehave, run beside the bots (`game_bots --abuse`):

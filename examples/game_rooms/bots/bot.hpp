@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One bot: a WebSocket client that joins a room, sends random inputs (or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // game_bots: N bots over M rooms of a game_rooms server, one hot room, some
 // bots walking through portals; reports input -> snapshot latency, tick
 // regularity, lost or reordered snapshots and lost transfers.

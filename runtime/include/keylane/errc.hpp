@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <system_error>
+#include <type_traits>
 
 #include <caf/atom.hpp>
 #include <caf/error.hpp>
@@ -27,7 +30,10 @@ enum class errc : uint8_t {
   unknown_handler,
   /// A handler reported a failure, threw, or dropped its completion.
   handler_failed,
-  /// A wait (drain, blocking submit) ran out of time.
+  /// A bounded wait ran out of time: the Kafka producer's flush, or a
+  /// program's own wait for `runtime::drain` (which itself returns false).
+  /// No submit returns it: a blocking submit waits until it has credit or
+  /// the runtime stops, and a submit from a keylane thread never waits.
   timeout,
   /// The actor system could not be started.
   startup_failed,
@@ -47,6 +53,21 @@ enum class errc : uint8_t {
 /// Returns the name of `x`, for example "window_full".
 [[nodiscard]] const char* to_string(errc x) noexcept;
 
+/// The `std::error_category` of `errc`, named "keylane": its `message(int)`
+/// says in a few words what the code means. One object for the process.
+[[nodiscard]] const std::error_category& error_category() noexcept;
+
+/// Makes `x` a `std::error_code` of `error_category()`; `errc::none` (0) is
+/// the code that tests false. Found by ADL, so `std::error_code ec =
+/// errc::window_full;` and `ec == errc::window_full` compile.
+[[nodiscard]] std::error_code make_error_code(errc x) noexcept;
+
+/// The `std::error_code` of an error keylane produced (`make_error`): its
+/// `errc` in `error_category()`. An empty error gives the empty code; an
+/// error of another category (CAF's own) gives `std::errc::io_error` of the
+/// generic category, since no `errc` names it; `render(err)` keeps its text.
+[[nodiscard]] std::error_code to_error_code(const caf::error& err) noexcept;
+
 /// Wraps `x` and a human-readable message into a CAF error.
 [[nodiscard]] caf::error make_error(errc x, std::string message = {});
 
@@ -54,3 +75,7 @@ enum class errc : uint8_t {
 [[nodiscard]] std::string render(const caf::error& err);
 
 } // namespace keylane
+
+/// `errc` is an error code enum: `std::error_code` accepts it directly.
+template <>
+struct std::is_error_code_enum<keylane::errc> : std::true_type {};

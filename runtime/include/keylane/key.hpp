@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include <cstdint>
@@ -5,6 +6,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace keylane {
@@ -31,13 +33,33 @@ namespace keylane {
 /// The identity of an ordered stream: a string or a 64-bit integer.
 /// A string key and an integer key never compare equal, even "7" and 7.
 /// The hash is computed once at construction.
+///
+/// An integer key is built from any integral type (`int64_t`, `uint32_t`,
+/// `int`, `unsigned char`, ...; not `bool`) and holds the value converted to
+/// `uint64_t`, the way C++ converts it: modulo 2^64. So a key is a 64-bit
+/// pattern, not a signed number: `key{int64_t{-1}}` and
+/// `key{uint64_t{18446744073709551615}}` are the same key, with the same hash,
+/// route and rendering ("18446744073709551615"), and `key{7}`,
+/// `key{uint8_t{7}}` and `key{int64_t{7}}` are one key. Two ids that differ
+/// as numbers but share their low 64 bits would share a lane; a 64-bit id
+/// space (signed or unsigned) never has two such ids.
 class key {
 public:
   key() noexcept : num_(0), hash_(stable_hash(uint64_t{0})), is_num_(true) {}
 
-  key(uint64_t x) noexcept : num_(x), hash_(stable_hash(x)), is_num_(true) {}
+  /// An integer key from any integral type but `bool` (see above).
+  template <class Integer,
+            std::enable_if_t<std::is_integral_v<Integer>
+                               && !std::is_same_v<std::remove_cv_t<Integer>,
+                                                  bool>,
+                             int> = 0>
+  key(Integer x) noexcept
+    : num_(static_cast<uint64_t>(x)), hash_(stable_hash(num_)),
+      is_num_(true) {}
 
-  key(int x) noexcept : key(static_cast<uint64_t>(x)) {}
+  /// A `bool` is no key: `key{map.count(x)}` would make two keys of a whole
+  /// workload, which is always a slip.
+  key(bool) = delete;
 
   key(std::string s) noexcept
     : str_(std::move(s)), num_(0), hash_(stable_hash(str_) ^ 1u),

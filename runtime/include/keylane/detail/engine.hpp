@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include <atomic>
@@ -33,8 +34,6 @@
 #include "keylane/stats.hpp"
 
 namespace keylane::detail {
-
-class metrics_endpoint;
 
 /// The untyped core of a runtime: it builds the parts (ingress, output,
 /// park service, live settings, stop ledger, counters) and the actor
@@ -157,8 +156,10 @@ private:
   caf::actor supervisor_;
   caf::actor sink_;
   // The `metrics.listen` endpoint, or null; scrapes call `snapshot` and
-  // `parked_keys` on its threads. `stop` closes it first.
-  std::unique_ptr<metrics_endpoint> metrics_;
+  // `parked_keys` on its threads. `stop` closes it first. A metrics_endpoint
+  // owned through a deleter of keylane::metrics (detail/components.hpp), so
+  // the core does not link the endpoint's code.
+  std::shared_ptr<void> metrics_;
 };
 
 } // namespace keylane::detail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Text formats of the operator tools (keylane-park, keylane-state): JSON

@@ -1,8 +1,11 @@
-// Shows that an installed keylane is usable from outside: the public headers
-// compile, a runtime configured from TOML (toml++) with an SQLite park
-// store (SQLite) starts, processes events and drains, and a RocksDB state
-// store keeps what was written across a reopen, so the library and every
-// dependency it needs at link and run time are found.
+// SPDX-License-Identifier: Apache-2.0
+// Shows that an installed keylane with its components is usable from
+// outside: the public headers compile, a runtime configured from TOML
+// (toml++) with an SQLite park store (keylane::sqlite) and the metrics
+// endpoint (keylane::metrics), both named by the settings alone, starts,
+// processes events and drains, and a RocksDB state store (keylane::state)
+// keeps what was written across a reopen, so the libraries and every
+// dependency they need at link and run time are found.
 #include <atomic>
 #include <iostream>
 #include <string>
@@ -34,6 +37,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   cfg->threads = 2;
+  cfg->metrics_listen = "127.0.0.1:0"; // any free port (the file wants 1..65535)
   std::atomic<int> sum{0};
   keylane::handler_factory make = [](const keylane::handler_params&) {
     return std::make_unique<doubling>();

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "keylane/detail/metrics_endpoint.hpp"
+#include "keylane/park_store.hpp"
+#include "keylane/state_store.hpp"
+
+// The optional components as the core library sees them. The RocksDB state
+// store (keylane::state), the SQLite park store (keylane::sqlite) and the
+// metrics endpoint (keylane::metrics) are libraries of their own, so that a
+// program that uses none of them links neither RocksDB, SQLite nor
+// prometheus-cpp. The core reaches each through one entry point declared
+// weak here: it is null unless the program links the component, whose
+// target makes the linker take the definition from its archive
+// (`--undefined=keylane_component_<name>`, the anchor beside it). A config
+// that asks for a component the program does not link gets an error that
+// names the target to link. The definitions (runtime/src/component_*.cpp)
+// must not include this header: a weak definition would not make the linker
+// take them from the archive.
+namespace keylane::detail {
+
+/// `open_rocksdb_state_store(path)`; null unless keylane::state is linked.
+[[gnu::weak]] caf::expected<std::unique_ptr<state_store>>
+component_open_rocksdb_state_store(const std::string& path);
+
+/// `open_sqlite_park_store(path)`; null unless keylane::sqlite is linked.
+[[gnu::weak]] caf::expected<std::unique_ptr<park_store>>
+component_open_sqlite_park_store(const std::string& path);
+
+/// `metrics_endpoint::open(listen, source)`, the endpoint owned by the
+/// returned pointer (its deleter lives in the component); null unless
+/// keylane::metrics is linked.
+[[gnu::weak]] caf::expected<std::shared_ptr<void>>
+component_open_metrics_endpoint(const std::string& listen,
+                                metrics_source source);
+
+} // namespace keylane::detail
