@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Which malloc this binary runs with: keylane_bench links mimalloc,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // keylane_bench: keylane against its baselines, in one process on the same
 // workloads. Prints a table (or --json), writes results and plots to a
 // folder, and exits non-zero if an ordered way broke per-key order or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // park_bench: how fast a runtime parks when a downstream system is down.
 // Every handler call fails for good, so each key's first event parks and
 // every later one parks behind it: the rate is the park store's. Prints a

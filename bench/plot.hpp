@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Plots of a full run, drawn by gnuplot (Debian's gnuplot-nox).

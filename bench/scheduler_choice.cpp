@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measures CAF's `sharing` and `stealing` schedulers on keylane's own
 // traffic, side by side in one process, to pick the default policy.
 // Prints median and spread of events/s over several alternating runs.

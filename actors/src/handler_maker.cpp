@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keylane/detail/handler_maker.hpp"
 
 #include <exception>

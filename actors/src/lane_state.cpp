@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A lane's keyed state: loading it before the handler activates, undoing a
 // failed attempt's changes, counting each event once, and writing it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Spill instead of stall (`sink.spill_path`, global order): a result that
 // arrives `window` or more numbers ahead of the one output waits for goes
 // to the spill file instead of memory, and is read back when its turn

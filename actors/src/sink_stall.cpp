@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stall log (global order): when output has waited `log.stall_ms` for
 // one sequence number while later results are held back, the sink asks the
 // supervisor where that event is and logs one line naming its key, its age

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `window = "auto"`: the sink measures how long events take and how long
 // output waits, and resizes the admission window every 50 ms while events
 // flow (see window_sizer.hpp for the rule). Nothing runs while idle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where an event is and what holds it, for the sink's stall log. The sink
 // asks the supervisor, which answers for events it holds (being parked)
 // or ingress holds (their key waits for a slot), and asks every shard; the lane holding the event

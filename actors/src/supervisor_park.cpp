@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The supervisor's side of parking: events of parked keys without a lane,
 // and the operator calls replay and discard.
 

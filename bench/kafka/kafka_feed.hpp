@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The benchmark's input: one topic per key count on the mock cluster,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The ways the benchmark reads a workload's topic: a plain librdkafka

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // keylane_kafka_bench: Kafka records through keylane on librdkafka's mock
 // cluster (in this process). 10,000 records, each taking 0-5 ms
 // asynchronously, read by partition order (one event at a time per

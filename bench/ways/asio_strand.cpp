@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline 4: one boost::asio strand per key on an io_context run by two
 // threads. Strands keep per-key order; every key that has work can run.
 // Strands are created lazily on the submitting thread and kept (the naive

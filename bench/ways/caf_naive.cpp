@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline 5: naive CAF. A dispatcher actor looks up (or spawns) one
 // long-lived actor per key and forwards; each key actor runs the work and
 // sends the result to a sink actor, which delivers. Own actor system,

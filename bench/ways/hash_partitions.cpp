@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline 3: key -> fixed partition by hash, one moodycamel queue and one
 // worker thread per partition. Keeps per-key order (one producer token,
 // one consumer per queue), but a hot key stalls every key that shares its

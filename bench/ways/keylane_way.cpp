@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // keylane itself: per-key lanes on CAF, with order = none, per_key or
 // global, on CAF's sharing or stealing scheduler, and the --set overrides.
 // Output through the callback (keylane's consumer thread). The

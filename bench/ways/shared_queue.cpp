@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline 2: one moodycamel queue, two consumer threads taking whatever
 // comes next. Fast, but a key's events can run at once on both threads and
 // finish out of order: an upper bound that breaks per-key order.

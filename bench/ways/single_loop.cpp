@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline 1: one thread does everything, inline in `submit` — the limit
 // for one core, with per-key order for free.
 

@@ -187,7 +187,8 @@ struct settings {
   /// Most events a lane runs in one go before letting other actors run.
   size_t lane_batch = 64;
 
-  /// Most events the supervisor routes from ingress per message.
+  /// Most events of parked keys the supervisor takes from ingress per
+  /// message.
   size_t ingress_batch = 1024;
 
   /// How long a lane whose queue ran dry stays bound to its key, in
