@@ -16,6 +16,12 @@ void shard::arm_timeout(uint64_t lane, uint64_t token, clock::time_point at,
                         clock::time_point now) {
   timeouts_.push_back(deadline{at, lane, token});
   std::push_heap(timeouts_.begin(), timeouts_.end(), std::greater<>{});
+  arm_timer(at, now);
+}
+
+// One CAF timer in force, for the earliest deadline; a later one waits for
+// the sweep that timer triggers.
+void shard::arm_timer(clock::time_point at, clock::time_point now) {
   if (timeout_armed_ && timeout_armed_at_ <= at)
     return;
   timeout_armed_ = true;
@@ -38,13 +44,7 @@ void shard::sweep_timeouts() {
       std::vector<deadline>{}.swap(timeouts_);
     return;
   }
-  auto next = timeouts_.front().at;
-  if (timeout_armed_ && timeout_armed_at_ <= next)
-    return;
-  timeout_armed_ = true;
-  timeout_armed_at_ = next;
-  delayed_send(this, std::max<clock::duration>(next - now, clock::duration{0}),
-               timeout_atom::value, ++timeout_generation_);
+  arm_timer(timeouts_.front().at, now);
 }
 
 } // namespace keylane::detail

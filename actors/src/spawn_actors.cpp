@@ -34,7 +34,7 @@ runtime_actors spawn_actors(caf::actor_system& sys, const runtime_parts& p,
       sys.spawn<shard>(p, a.sink, static_cast<uint32_t>(i), maker));
     p.in.attach_shard(i, shards.back());
   }
-  a.supervisor = sys.spawn<supervisor>(p, a.sink, std::move(maker), shards,
+  a.supervisor = sys.spawn<supervisor>(p, a.sink, shards,
                                        std::move(parked));
   // Ahead of anything a submit could make them send or receive.
   caf::anon_send(a.sink, supervisor_atom::value, a.supervisor);

@@ -17,13 +17,12 @@
 namespace keylane::detail {
 
 supervisor::supervisor(caf::actor_config& cfg, const runtime_parts& parts,
-                       caf::actor sink, handler_maker_ptr maker,
+                       caf::actor sink,
                        std::vector<caf::actor> shards,
                        std::vector<key> parked)
   : caf::event_based_actor(cfg),
     parts_(parts),
     sink_(std::move(sink)),
-    maker_(std::move(maker)),
     live_(parts.live.get()),
     ingress_batch_(parts.cfg.ingress_batch),
     shards_(std::move(shards)) {
@@ -149,7 +148,6 @@ void supervisor::on_exit() {
   to_park_.clear();
   deferred_.clear(); // unanswered operator calls see their promise break
   sink_ = nullptr;
-  maker_ = nullptr;
   parts_.ledger.actor_stopped();
 }
 

@@ -110,6 +110,7 @@ private:
   void write_parks();
   void send_measures();
   void sweep_timeouts();
+  void arm_timer(clock::time_point at, clock::time_point now);
 
   runtime_parts parts_; // its lanes use them too
   uint32_t index_;

@@ -13,7 +13,6 @@
 #include <tsl/robin_map.h>
 
 #include "keylane/config.hpp"
-#include "keylane/detail/handler_maker.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/shard.hpp"
 #include "keylane/handler_registry.hpp"
@@ -33,7 +32,7 @@ namespace keylane::detail {
 class supervisor : public caf::event_based_actor {
 public:
   supervisor(caf::actor_config& cfg, const runtime_parts& parts,
-             caf::actor sink, handler_maker_ptr maker,
+             caf::actor sink,
              std::vector<caf::actor> shards, std::vector<key> parked);
 
   caf::behavior make_behavior() override;
@@ -58,7 +57,6 @@ private:
 
   runtime_parts parts_; // its shards take them too
   caf::actor sink_;
-  handler_maker_ptr maker_;
   settings_ptr live_;
   size_t ingress_batch_;
 
