@@ -74,11 +74,6 @@ caf::behavior shard::make_behavior() {
       sweep_timeouts();
       end_round();
     },
-    [this](retry_atom, uint64_t id, uint64_t token) {
-      if (auto* l = find(id))
-        l->on_retry(token);
-      end_round();
-    },
     [this](timer_atom, uint64_t id, uint64_t timer) {
       if (id == 0) // no lane has id 0: the wake-up of held parks
         park_wakeup_armed_ = false;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Attempt timeouts: a shard keeps its lanes' attempt deadlines in one heap
-// and arms one CAF timer for the earliest (`attempt_timeout_ms`), instead
-// of a timer per asynchronous attempt on CAF's clock thread.
+// Attempt timeouts and retry backoffs: a shard keeps its lanes' deadlines
+// in one heap and arms one CAF timer for the earliest, instead of a timer
+// per asynchronous attempt or retry on CAF's clock thread.
 
 #include "keylane/detail/shard.hpp"
 
@@ -14,9 +14,18 @@ namespace keylane::detail {
 
 void shard::arm_timeout(uint64_t lane, uint64_t token, clock::time_point at,
                         clock::time_point now) {
-  timeouts_.push_back(deadline{at, lane, token});
+  arm_deadline(deadline{at, lane, token, false}, now);
+}
+
+void shard::arm_retry(uint64_t lane, uint64_t token, clock::time_point at,
+                      clock::time_point now) {
+  arm_deadline(deadline{at, lane, token, true}, now);
+}
+
+void shard::arm_deadline(deadline d, clock::time_point now) {
+  timeouts_.push_back(d);
   std::push_heap(timeouts_.begin(), timeouts_.end(), std::greater<>{});
-  arm_timer(at, now);
+  arm_timer(d.at, now);
 }
 
 // One CAF timer in force, for the earliest deadline; a later one waits for
@@ -36,8 +45,13 @@ void shard::sweep_timeouts() {
     std::pop_heap(timeouts_.begin(), timeouts_.end(), std::greater<>{});
     auto due = timeouts_.back();
     timeouts_.pop_back();
-    if (auto* l = find(due.lane))
-      l->on_timeout(due.token); // stale (the attempt ended): ignored
+    auto* l = find(due.lane);
+    if (!l)
+      continue;
+    if (due.retry) // stale tokens (the attempt ended) are ignored
+      l->on_retry(due.token);
+    else
+      l->on_timeout(due.token);
   }
   if (timeouts_.empty()) {
     if (timeouts_.capacity() > 4096) // a burst pins no memory after it

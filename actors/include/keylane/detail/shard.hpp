@@ -81,6 +81,9 @@ public:
   /// then (`now`: the caller's reading of the clock).
   void arm_timeout(uint64_t lane, uint64_t token, clock::time_point at,
                    clock::time_point now);
+  /// Lane `lane` retries its head at `at` (attempt `token`'s backoff ends).
+  void arm_retry(uint64_t lane, uint64_t token, clock::time_point at,
+                 clock::time_point now);
   /// The newest CAF request number of this actor (see lane::requests_).
   [[nodiscard]] uint64_t request_mark() const noexcept;
   /// Drops the response handlers of requests in `ranges`.
@@ -154,16 +157,19 @@ private:
   std::vector<event_ptr> to_park_;
   clock::time_point parks_since_;
   bool park_wakeup_armed_ = false;
-  // Attempt deadlines, earliest first (a min-heap): one CAF timer for the
-  // earliest, where a timer per attempt cost CAF's clock thread a message
-  // for every asynchronous event. Entries of attempts that ended are
-  // dropped when their time comes (the lane checks the token).
+  // Attempt deadlines and retry backoffs, earliest first (a min-heap): one
+  // CAF timer for the earliest, where a timer per attempt cost CAF's clock
+  // thread a message for every asynchronous event. Entries of attempts
+  // that ended are dropped when their time comes (the lane checks the
+  // token).
   struct deadline {
     clock::time_point at;
     uint64_t lane, token;
+    bool retry; // the backoff of a failed attempt ends, else it times out
     bool operator>(const deadline& x) const noexcept { return at > x.at; }
   };
   std::vector<deadline> timeouts_;
+  void arm_deadline(deadline d, clock::time_point now);
   bool timeout_armed_ = false;
   clock::time_point timeout_armed_at_;
   uint64_t timeout_generation_ = 0; // of the timer in force

@@ -60,8 +60,6 @@ using complete_atom = caf::atom_constant<caf::atom("kl_done")>;
 using resume_atom = caf::atom_constant<caf::atom("kl_resume")>;
 // Shard to itself: a handler timer of a lane fired.
 using timer_atom = caf::atom_constant<caf::atom("kl_timer")>;
-// Shard to itself: a lane's backoff ended, try the head event again.
-using retry_atom = caf::atom_constant<caf::atom("kl_retry")>;
 // Shard -> supervisor: the key is parked (its lane parks what it gets).
 using parked_atom = caf::atom_constant<caf::atom("kl_parked")>;
 // Operator -> supervisor: replay a parked key.

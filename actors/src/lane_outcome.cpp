@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// How an attempt ends: completion, timeout, retry at the head after a
+// backoff, parking when retries run out, and handing finished events on.
+#include "keylane/detail/lane.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "keylane/detail/backoff.hpp"
+#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/live_settings.hpp"
+#include "keylane/detail/park_service.hpp"
+#include "keylane/detail/shard.hpp"
+
+namespace keylane::detail {
+
+void lane::on_complete(uint64_t token, outcome status, bool permanent,
+                       std::string error, result_box_ptr box) {
+  if (!awaiting_ || token != token_ || !current_)
+    return; // late (timed out), duplicate, or of an earlier attempt
+  if (box)
+    box->apply(handler_->result_slot(*current_));
+  settle(status, std::move(error), permanent);
+  run();
+}
+
+void lane::on_timeout(uint64_t token) {
+  if (!awaiting_ || token != token_ || !current_)
+    return;
+  ++token_; // its completion, should it come, is now stale
+  // So are the answers to what it asked: their handlers would change the
+  // handler's (and the key's) state for an attempt that no longer counts.
+  std::vector<std::pair<uint64_t, uint64_t>> asked;
+  for (auto& [first, last] : requests_)
+    if (last > attempt_mark_)
+      asked.emplace_back(std::max(first, attempt_mark_ + 1), last);
+  if (!asked.empty())
+    host_->drop_responses(asked);
+  settle(outcome::failed,
+         "attempt timed out after "
+           + std::to_string(policy().attempt_timeout_ms) + " ms",
+         false);
+  run();
+}
+
+void lane::on_retry(uint64_t token) {
+  if (!awaiting_ || token != token_ || !current_)
+    return;
+  awaiting_ = false;
+  backing_off_ = false;
+  invoke_current();
+  run();
+}
+
+void lane::settle(outcome status, std::string error, bool permanent) {
+  if (status != outcome::failed) {
+    if (state_)
+      note_applied(status);
+    finish_current(status, std::move(error));
+    return;
+  }
+  if (state_)
+    undo_state();
+  const auto& pol = policy();
+  if (permanent || current_->attempts >= pol.max_attempts) {
+    if (pol.park == park_mode::none)
+      finish_current(status, std::move(error));
+    else
+      start_parking(std::move(error));
+    return;
+  }
+  // Retry at the head: the key's later events keep waiting behind it.
+  current_->error = std::move(error);
+  awaiting_ = true;
+  backing_off_ = true;
+  ++token_; // a late completion of the failed attempt is now stale
+  auto delay = backoff_delay(pol, current_->attempts, rng_());
+  auto now = clock::now();
+  auto at = now + std::chrono::duration_cast<clock::duration>(delay);
+  host_->arm_retry(id_, token_, at, now);
+}
+
+void lane::finish_sync(uint64_t token, outcome status, std::string error,
+                       bool permanent) noexcept {
+  if (token != token_ || sync_done_)
+    return;
+  sync_done_ = true;
+  sync_status_ = status;
+  sync_permanent_ = permanent;
+  sync_error_ = std::move(error);
+}
+
+void lane::finish_current(outcome status, std::string error) {
+  awaiting_ = false;
+  if (current_->park_id > unpark_through_)
+    unpark_through_ = current_->park_id;
+  current_->error = status == outcome::failed ? std::move(error) : std::string{};
+  current_->status = status;
+  note_finished(current_->seq);
+  out_.push_back(std::move(current_));
+  if (snapshot_due_)
+    take_snapshot();
+}
+
+void lane::start_parking(std::string reason) {
+  awaiting_ = false;
+  ++token_; // a late completion of the last attempt is now stale
+  current_->error = std::move(reason);
+  std::vector<event_ptr> evs;
+  evs.reserve(queue_.size() + 1);
+  evs.push_back(std::move(current_));
+  for (auto& ev : queue_) {
+    ev->error = parked_behind_reason;
+    evs.push_back(std::move(ev));
+  }
+  queue_.clear();
+  park(evs);
+  parking_ = true;
+  host_->parked(key_);
+}
+
+void lane::park(std::vector<event_ptr>& evs) {
+  if (evs.empty())
+    return;
+  // The shard writes them with every other park of its round in one
+  // transaction, then releases their backlog and sends them on: a lane's
+  // tombstones never reach the sink before their records are durable.
+  host_->park(evs);
+}
+
+void lane::flush() {
+  if (unpark_through_ != 0) {
+    // Before the outputs go: whoever sees them sees the store without them.
+    parts_.parks.unpark_through(key_, unpark_through_);
+    unpark_through_ = 0;
+  }
+  if (out_.empty())
+    return;
+  parts_.in.release_backlog(key_, out_.size());
+  host_->emit(out_);
+}
+
+} // namespace keylane::detail
