@@ -3,6 +3,8 @@
 // outcomes, asynchronous completion, lane hooks, configuration, shutdown.
 #include "runtime_support.hpp"
 
+#include <algorithm>
+
 using namespace runtime_support;
 
 namespace {
@@ -95,6 +97,76 @@ TEST_CASE("with sink.output_thread = sink the callback runs on the workers, "
       CHECK(*output_threads.begin() == *handler_threads.begin());
     else
       CHECK(*output_threads.begin() != *handler_threads.begin());
+  }
+}
+
+TEST_CASE("with sink.output_thread = auto the worker runs the callback while "
+          "the consumer sleeps and hands a slow callback's backlog to it",
+          "[runtime][callback]") {
+  for (auto order : {kl::order_mode::global, kl::order_mode::per_key,
+                     kl::order_mode::none}) {
+    CAPTURE(kl::to_string(order));
+    std::mutex mtx;
+    std::vector<std::pair<int, int>> outputs; // key, value, as delivered
+    std::vector<std::thread::id> output_threads;
+    std::thread::id worker;
+    std::atomic<bool> slow{false};
+    auto cfg = two_threads();
+    cfg.threads = 1; // one worker: the handler's thread is the sink's
+    cfg.order = order;
+    cfg.output_thread = kl::output_thread::automatic;
+    auto rt = start<int_rt>(
+      cfg,
+      from_fn<int, int>([&](auto&, int& v, kl::completion<int> done) {
+        {
+          std::lock_guard<std::mutex> guard{mtx};
+          worker = std::this_thread::get_id();
+        }
+        done.ok(v);
+      }),
+      [&](int_rt::event_type& e) {
+        if (slow)
+          std::this_thread::sleep_for(1ms);
+        std::lock_guard<std::mutex> guard{mtx};
+        outputs.emplace_back(*e.result < 100 ? 1 : 2 + *e.result % 2,
+                             *e.result);
+        output_threads.push_back(std::this_thread::get_id());
+      });
+    // Light load: each event finds the consumer asleep.
+    for (int i = 0; i < 10; ++i) {
+      std::this_thread::sleep_for(20ms);
+      REQUIRE(rt->submit(kl::key{1}, i));
+      REQUIRE(rt->drain(10s));
+    }
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      auto on_worker = std::count(output_threads.begin(),
+                                  output_threads.end(), worker);
+      CHECK(on_worker == 10);
+      output_threads.clear();
+    }
+    // A slow callback and a burst: the worker runs at most about one call
+    // per batch it emits, the consumer thread the rest.
+    slow = true;
+    for (int i = 0; i < 60; ++i)
+      REQUIRE(rt->submit(kl::key{2 + i % 2}, 100 + i));
+    REQUIRE(rt->drain(30s));
+    std::lock_guard<std::mutex> guard{mtx};
+    REQUIRE(outputs.size() == 70);
+    auto on_worker = std::count(output_threads.begin(), output_threads.end(),
+                                worker);
+    CHECK(on_worker >= 1); // the burst's first call found the consumer asleep
+    CHECK(on_worker < 30);
+    // Each key's values in submission order (and all of them in global).
+    std::map<int, int> last;
+    for (size_t i = 10; i < outputs.size(); ++i) {
+      auto [k, v] = outputs[i];
+      if (last.count(k))
+        CHECK(v > last[k]);
+      last[k] = v;
+      if (order == kl::order_mode::global && i > 10)
+        CHECK(v == outputs[i - 1].second + 1);
+    }
   }
 }
 

@@ -174,6 +174,7 @@ const char* to_string(output_thread x) noexcept {
   switch (x) {
     case output_thread::consumer: return "consumer";
     case output_thread::sink: return "sink";
+    case output_thread::automatic: return "auto";
   }
   return "unknown";
 }

@@ -73,8 +73,8 @@ constexpr overflow_policy all_overflows[] = {overflow_policy::block,
 constexpr scheduler_policy all_policies[] = {scheduler_policy::sharing,
                                              scheduler_policy::stealing};
 constexpr jitter_mode all_jitters[] = {jitter_mode::none, jitter_mode::full};
-constexpr output_thread all_output_threads[] = {output_thread::consumer,
-                                                output_thread::sink};
+constexpr output_thread all_output_threads[] = {
+  output_thread::consumer, output_thread::sink, output_thread::automatic};
 constexpr park_mode all_park_modes[] = {park_mode::memory, park_mode::sqlite,
                                         park_mode::none};
 constexpr state_backend all_state_backends[] = {

@@ -59,12 +59,15 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
     ingress_(cfg_.key_backlog, initial_window(cfg_), shards_for(cfg_),
              cfg_.max_active_keys,
              waiter_),
-    // Global order: the sink calls the callback itself, on its own thread
-    // unless `output_thread = "sink"` puts it on a worker (spawn_actors):
-    // one hand-off fewer than a consumer thread behind it.
+    // Global order with `output_thread = "consumer"`: the sink calls the
+    // callback itself, on its own thread (spawn_actors): one hand-off fewer
+    // than a consumer thread behind it. With "auto" the emitting worker
+    // calls it while the consumer thread sleeps.
     output_(std::move(out),
             cfg_.output_thread == output_thread::sink
-              || cfg_.order == order_mode::global,
+              || (cfg_.order == order_mode::global
+                  && cfg_.output_thread == output_thread::consumer),
+            cfg_.output_thread == output_thread::automatic,
             ingress_, waiter_, log_, pub_, live_) {
 }
 

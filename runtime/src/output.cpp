@@ -19,16 +19,23 @@ namespace {
 // keylane has workers.
 constexpr int spins_before_sleep = 256;
 
+// How long a worker may run the callback for the sleeping consumer (about
+// two wake-ups' worth here): past it, handing the rest on costs less than
+// the worker's time.
+constexpr auto inline_budget = std::chrono::microseconds{20};
+
 void bump(std::atomic<uint64_t>& x, uint64_t n) noexcept {
   x.store(x.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
 }
 
 } // namespace
 
-output::output(output_fn fn, bool on_sink, ingress& in, waiter& w,
-               logger& log, counters& pub, const live_settings& live)
+output::output(output_fn fn, bool on_sink, bool inline_when_idle,
+               ingress& in, waiter& w, logger& log, counters& pub,
+               const live_settings& live)
   : fn_(std::move(fn)),
     on_sink_(on_sink && fn_),
+    inline_when_idle_(inline_when_idle && fn_ && !on_sink_),
     ingress_(in),
     waiter_(w),
     log_(log),
@@ -93,9 +100,18 @@ void output::emit(event_base** evs, size_t n, bool tally) {
   std::unique_lock<std::mutex> guard{mtx_};
   if (tally)
     count(evs, n);
+  if (inline_when_idle_ && consumer_asleep_ && !delivering_
+      && head_ == queued_.size()) {
+    delivering_ = true;
+    guard.unlock();
+    emit_inline(evs, n);
+    return;
+  }
   queued_.insert(queued_.end(), evs, evs + n);
   nonempty_.store(true, std::memory_order_release);
   if (!on_sink_) {
+    if (delivering_)
+      return; // the worker delivering hands it on after its own
     bool wake = consumer_asleep_ || pullers_ > 0;
     guard.unlock();
     if (wake)
@@ -118,26 +134,69 @@ void output::emit(event_base** evs, size_t n, bool tally) {
   delivering_ = false;
 }
 
+void output::emit_inline(event_base** evs, size_t n) {
+  auto until = clock::now() + inline_budget;
+  auto done = run_until(evs, n, until);
+  std::unique_lock<std::mutex> guard{mtx_};
+  // What is left, and what others queued meanwhile, in that order.
+  queued_.insert(queued_.begin() + static_cast<std::ptrdiff_t>(head_),
+                 evs + done, evs + n);
+  while (head_ < queued_.size() && clock::now() < until) {
+    spare_.swap(queued_);
+    auto from = std::exchange(head_, 0);
+    guard.unlock();
+    auto ran = run_until(spare_.data() + from, spare_.size() - from, until);
+    guard.lock();
+    queued_.insert(queued_.begin(), spare_.begin()
+                                      + static_cast<std::ptrdiff_t>(from + ran),
+                   spare_.end());
+    spare_.clear();
+  }
+  delivering_ = false;
+  if (head_ == queued_.size())
+    return;
+  nonempty_.store(true, std::memory_order_release);
+  bool wake = consumer_asleep_ || pullers_ > 0;
+  guard.unlock();
+  if (wake)
+    ready_.notify_all();
+}
+
+size_t output::run_until(event_base** evs, size_t n, clock::time_point until) {
+  size_t i = 0;
+  while (i < n) {
+    call(evs[i++]);
+    if (clock::now() >= until)
+      break;
+  }
+  if (i > 0)
+    deliver(i);
+  return i;
+}
+
 void output::deliver(size_t n) {
   // Counted first: `credit` may wake `drain`, which reads this count.
   delivered_.fetch_add(n, std::memory_order_seq_cst);
   ingress_.credit(n);
 }
 
-void output::run(event_base** evs, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    event_ptr ev{evs[i]};
-    try {
-      fn_(*ev);
-    } catch (const std::exception& e) {
-      log_.write(log_level::error, "output callback threw for seq "
-                                     + std::to_string(ev->seq) + ": "
-                                     + e.what());
-    } catch (...) {
-      log_.write(log_level::error, "output callback threw for seq "
-                                     + std::to_string(ev->seq));
-    }
+void output::call(event_base* raw) {
+  event_ptr ev{raw};
+  try {
+    fn_(*ev);
+  } catch (const std::exception& e) {
+    log_.write(log_level::error, "output callback threw for seq "
+                                   + std::to_string(ev->seq) + ": "
+                                   + e.what());
+  } catch (...) {
+    log_.write(log_level::error, "output callback threw for seq "
+                                   + std::to_string(ev->seq));
   }
+}
+
+void output::run(event_base** evs, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    call(evs[i]);
   if (n > 0)
     deliver(n);
 }
@@ -155,11 +214,12 @@ void output::consume_loop() {
       }
       guard.lock();
     }
-    while (head_ == queued_.size() && !stop_) {
+    // A worker delivering for it (emit_inline) hands on what is left.
+    while ((head_ == queued_.size() || delivering_) && !stop_) {
       consumer_asleep_ = true;
       auto woke = ready_.wait_for(guard, release_after) == std::cv_status::no_timeout;
       consumer_asleep_ = false;
-      if (!woke && head_ == queued_.size() && !trimmed) {
+      if (!woke && head_ == queued_.size() && !delivering_ && !trimmed) {
         // Idle for `release_after`: what the callback allocated goes back.
         trimmed = true;
         guard.unlock();

@@ -94,6 +94,11 @@ enum class output_thread {
   /// thread and no hand-off, but the callback's time is a worker's time,
   /// and a callback that blocks stalls the sink (and so all output).
   sink,
+  /// The worker that releases results runs the callback while the
+  /// consumer thread sleeps (light load: no wake-up), for a bounded time
+  /// (`inline_output_budget`), and leaves the rest to the consumer thread
+  /// (load: no worker time). A slow callback holds a worker for one call.
+  automatic,
 };
 
 /// Severity threshold of the runtime's log.

@@ -24,7 +24,8 @@ class live_settings;
 /// runs the user's callback (or `pull` calls in pull mode), and the window
 /// credit each delivery gives back to ingress. With `on_sink`, the thread
 /// that emits runs the callback itself: no queue hand-off, no consumer
-/// thread.
+/// thread. With `inline_when_idle`, it does so while the consumer thread
+/// sleeps, for a bounded time, and leaves the rest to the consumer.
 ///
 /// Its producers are the sink (`order = "global"`, events already counted
 /// and in order) and, for the other orders, the shards and the supervisor
@@ -45,8 +46,8 @@ public:
   /// Called for each delivered event; empty for pull mode.
   using output_fn = std::function<void(event_base&)>;
 
-  output(output_fn fn, bool on_sink, ingress& in, waiter& w, logger& log,
-         counters& pub, const live_settings& live);
+  output(output_fn fn, bool on_sink, bool inline_when_idle, ingress& in,
+         waiter& w, logger& log, counters& pub, const live_settings& live);
   ~output();
 
   /// Starts the consumer thread (callback mode); `mark` runs on it first.
@@ -91,11 +92,16 @@ private:
   void count(event_base** evs, size_t n); // under mtx_
   void consume_loop();
   void run(event_base** evs, size_t n);
+  void emit_inline(event_base** evs, size_t n);
+  size_t run_until(event_base** evs, size_t n, clock::time_point until);
+  void call(event_base* ev);
   void deliver(size_t n);
   bool take_one(event_ptr& out); // under mtx_
 
   output_fn fn_;
   bool on_sink_; // the callback runs in `emit`
+  // The callback runs in `emit` while the consumer sleeps, for a while.
+  bool inline_when_idle_;
   ingress& ingress_;
   waiter& waiter_;
   logger& log_;
@@ -109,7 +115,7 @@ private:
   std::vector<event_base*> spare_; // on_sink: the batch being delivered
   size_t head_ = 0;
   bool consumer_asleep_ = false; // the consumer waits on `ready_`
-  bool delivering_ = false;      // on_sink: a thread runs the callback
+  bool delivering_ = false; // on_sink, inline: an emitter runs the callback
   bool stop_ = false;
   size_t pullers_ = 0; // pull calls waiting on `ready_`
   alignas(64) std::atomic<bool> nonempty_{false}; // spun on before sleeping
