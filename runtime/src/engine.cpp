@@ -172,8 +172,9 @@ stop_report engine::stop() {
   if (stopped_.exchange(true, std::memory_order_seq_cst))
     return report_;
   // First: no scrape may read an engine whose actors are ending (closing
-  // waits for a scrape in progress).
+  // waits for a scrape in progress), from our endpoint or the host's.
   metrics_.reset();
+  gate_->close();
   ingress_.close();
   if (state_)
     state_->interrupt();

@@ -27,7 +27,7 @@ public:
 
   std::vector<prometheus::MetricFamily> Collect() const override {
     // Read here, at scrape time: the actors keep these counters anyway.
-    return metric_families(src_.stats(), src_.parked());
+    return runtime_families(src_);
   }
 
 private:
