@@ -148,7 +148,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
             "not link: link keylane::metrics (find_package(keylane "
             "COMPONENTS metrics)), built when KEYLANE_BUILD_METRICS is on");
     auto ep = component_open_metrics_endpoint(
-      c.metrics_listen,
+      c.metrics_listen, c.metrics_threads,
       {[raw] { return raw->snapshot(); }, [raw] { return raw->parked_keys(); }});
     if (!ep)
       return std::move(ep.error()); // ~engine stops what was started
