@@ -40,12 +40,21 @@ counter_family(const std::string& name, const std::string& help, double value);
 [[nodiscard]] prometheus::MetricFamily
 gauge_family(const std::string& name, const std::string& help, double value);
 
-/// What a collectable needs of a runtime's insides.
+/// What a collectable needs of a runtime's insides: its engine, which
+/// stays where it is however the runtime object is held, and the gate
+/// that engine's `stop` closes.
 struct metrics_access {
   template <class Payload, class Result>
   static std::shared_ptr<const read_gate>
   gate(const runtime<Payload, Result>& rt) noexcept {
     return rt.eng_->gate();
+  }
+
+  template <class Payload, class Result>
+  static metrics_source source(const runtime<Payload, Result>& rt) {
+    engine* eng = rt.eng_.get();
+    return {[eng] { return eng->snapshot(); },
+            [eng] { return eng->parked_keys(); }};
   }
 };
 
@@ -65,9 +74,7 @@ template <class Payload, class Result>
 [[nodiscard]] std::shared_ptr<prometheus::Collectable>
 metrics_collectable(const runtime<Payload, Result>& rt) {
   // Read only while the gate is open, i.e. while `rt` has not stopped.
-  const auto* r = &rt;
-  detail::metrics_source src{[r] { return r->stats(); },
-                             [r] { return r->parked_keys(); }};
+  auto src = detail::metrics_access::source(rt);
   return detail::gated_collectable(detail::metrics_access::gate(rt),
                                    [src] {
                                      return detail::runtime_families(src);
