@@ -96,10 +96,11 @@ caf::expected<std::string> numeric_address(const std::string& listen) {
 // 250 ms after 1.0 s; 80 threads with any timeout at once (4-9 ms), for
 // 1.7 MB more resident memory than 2 threads (civetweb 1.15 starts all its
 // threads up front). So by default (metrics.threads): enough threads that
-// 64 held connections leave 16 for scrapes, and a 2 s request timeout, which bounds the wait beyond
-// that (128 held: the scrape came after 2.0 s, within Prometheus' default
-// 10 s scrape timeout) while still giving a slow client's request, one
-// TCP segment, time for a retransmission. Keep-alive stays off (civetweb's
+// 64 held connections leave 16 for scrapes, and a 2 s request timeout,
+// which bounds the wait beyond that (128 held: the scrape came after
+// 2.0 s, within Prometheus' default 10 s scrape timeout) while still
+// giving a slow client's request, one TCP segment, time for a
+// retransmission. Keep-alive stays off (civetweb's
 // default): a connection ends with its response and never idles on a thread.
 std::vector<std::string> server_options(const std::string& address,
                                         size_t threads) {
