@@ -273,6 +273,23 @@ TEST_CASE("metrics and stall keys are read, and a bad listen address is named",
   });
 }
 
+TEST_CASE("metrics.threads is read, defaults to 80, and 0 or an absurd "
+          "count is refused, naming the key",
+          "[config][metrics]") {
+  CHECK(parsed("").metrics_threads == 80);
+  CHECK(parsed("[metrics]\nthreads = 4\n").metrics_threads == 4);
+  CHECK(parsed("metrics.threads = 1024").metrics_threads == 1024);
+  check_all({
+    {"[metrics]\nthreads = 0\n",
+     "t.toml:2: metrics.threads = 0: must be between 1 and 1024"},
+    {"[metrics]\nthreads = 100000\n",
+     "t.toml:2: metrics.threads = 100000: must be between 1 and 1024"},
+    {"[metrics]\nthreads = \"many\"\n",
+     "t.toml:2: metrics.threads = \"many\": must be an integer between 1 "
+     "and 1024"},
+  });
+}
+
 TEST_CASE("window accepts \"auto\" with window_max, and spill is checked "
           "against order and auto",
           "[config][window][spill]") {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <keylane/config.hpp>
 #include <keylane/detail/metrics_endpoint.hpp>
 
 #include "http_support.hpp"
@@ -27,7 +28,8 @@ std::unique_ptr<keylane::detail::metrics_endpoint> open_endpoint() {
     []() -> caf::expected<std::vector<keylane::parked_key>> {
       return std::vector<keylane::parked_key>{};
     }};
-  auto ep = keylane::detail::metrics_endpoint::open("127.0.0.1:0", src);
+  auto ep = keylane::detail::metrics_endpoint::open(
+    "127.0.0.1:0", keylane::settings{}.metrics_threads, src);
   REQUIRE(ep);
   REQUIRE((*ep)->port() != 0);
   return std::move(*ep);

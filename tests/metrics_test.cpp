@@ -288,7 +288,8 @@ TEST_CASE("the endpoint reads its source only when scraped, and a park "
     []() -> caf::expected<std::vector<kl::parked_key>> {
       return kl::make_error(kl::errc::park_store_failed, "disk on fire");
     }};
-  auto ep = kl::detail::metrics_endpoint::open("127.0.0.1:0", src);
+  auto ep = kl::detail::metrics_endpoint::open(
+    "127.0.0.1:0", kl::settings{}.metrics_threads, src);
   REQUIRE(ep);
   REQUIRE((*ep)->port() != 0);
   CHECK(reads == 0);
@@ -315,7 +316,8 @@ TEST_CASE("the latency histogram has cumulative buckets in seconds whose "
       return caf::expected<std::vector<kl::parked_key>>{
         std::vector<kl::parked_key>{}};
     }};
-  auto ep = kl::detail::metrics_endpoint::open("127.0.0.1:0", src);
+  auto ep = kl::detail::metrics_endpoint::open(
+    "127.0.0.1:0", kl::settings{}.metrics_threads, src);
   REQUIRE(ep);
   auto e = scrape((*ep)->port());
   auto b = e.buckets("keylane_latency_seconds");

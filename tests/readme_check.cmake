@@ -4,7 +4,8 @@
 #     and the noise;
 #   - the exactly-once guarantee says it is inside the process, and gives
 #     the Kafka state caveat;
-#   - "Choosing order, window and cap" and "Threads keylane starts" exist;
+#   - "Choosing order, window and cap" and "Threads keylane starts" exist,
+#     the latter naming the settings that size the threads;
 #   - every local link resolves inside the repository (no ../shared/).
 #   cmake -DSOURCE_DIR=<repo> -P readme_check.cmake
 cmake_minimum_required(VERSION 3.16)
@@ -81,6 +82,13 @@ foreach(needle "worker threads" "clock thread" "consumer thread"
   string(FIND "${threads}" "${needle}" at)
   if(at EQUAL -1)
     list(APPEND problems "\"Threads keylane starts\" does not list the ${needle}")
+  endif()
+endforeach()
+# ... and names the settings that size them.
+foreach(key "scheduler.threads" "metrics.threads")
+  string(FIND "${threads}" "`${key}`" at)
+  if(at EQUAL -1)
+    list(APPEND problems "\"Threads keylane starts\" does not name `${key}`")
   endif()
 endforeach()
 

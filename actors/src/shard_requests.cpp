@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CAF requests a shard's handlers make: their numbers, and dropping the
 // response handlers of a lane's requests when the lane retires or an
-// attempt times out. These read two protected members of CAF 0.17.6's
-// `scheduled_actor` (`last_request_id_`, `multiplexed_responses_`), which
-// a shard, as a CAF actor, may use; keep every such use in this file.
+// attempt times out. CAF has no API for these: they go through the one
+// adapter of its internals, keylane/detail/caf_internals.hpp.
 
 #include "keylane/detail/shard.hpp"
 
@@ -11,21 +10,23 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/caf_internals.hpp"
+
 namespace keylane::detail {
 
 uint64_t shard::request_mark() const noexcept {
-  return last_request_id_.integer_value() & caf::message_id::request_id_mask;
+  return caf_internals::last_request_number(*this);
 }
 
 void shard::drop_responses(
   const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
   auto of_lane = [&](const caf::message_id& mid) {
-    auto n = mid.integer_value() & caf::message_id::request_id_mask;
+    auto n = caf_internals::number(mid);
     return std::any_of(ranges.begin(), ranges.end(), [n](const auto& r) {
       return n >= r.first && n <= r.second;
     });
   };
-  auto& pending = multiplexed_responses_;
+  auto& pending = caf_internals::pending_responses(*this);
   for (auto i = pending.begin(); i != pending.end();)
     i = of_lane(i->first) ? pending.erase(i) : std::next(i);
 }
@@ -33,8 +34,8 @@ void shard::drop_responses(
 void shard::keep_unanswered(
   std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
   std::vector<bool> open(ranges.size(), false);
-  for (auto& entry : multiplexed_responses_) {
-    auto n = entry.first.integer_value() & caf::message_id::request_id_mask;
+  for (auto& entry : caf_internals::pending_responses(*this)) {
+    auto n = caf_internals::number(entry.first);
     for (size_t i = 0; i < ranges.size(); ++i)
       if (n >= ranges[i].first && n <= ranges[i].second)
         open[i] = true;

@@ -276,6 +276,10 @@ source::start(config cfg, handler_factory make, callback on_output,
                       std::string{"kafka subscribe: "}
                         + rd_kafka_err2str(sub));
   }
+  {
+    std::lock_guard<std::mutex> guard{st->mu};
+    st->ends_rk = st->rk;
+  }
   st->poller = std::thread{[raw] { raw->run(); }};
   return std::unique_ptr<source>{new source(std::move(st))};
 }
@@ -290,9 +294,14 @@ stop_report source::stop() {
   if (st_->stopped)
     return st_->last_report;
   st_->stopped = true;
+  st_->gate->close(); // no collect reads a source that is stopping
   st_->stopping = true;
   if (st_->poller.joinable())
     st_->poller.join();
+  {
+    std::lock_guard<std::mutex> guard{st_->mu};
+    st_->ends_rk = nullptr;
+  }
   rd_kafka_destroy(st_->rk);
   st_->rk = nullptr;
   st_->last_report = st_->rt->stop();
@@ -326,10 +335,31 @@ source_stats source::stats() const {
   s.state_durable_late = n.state_durable_late;
   {
     std::lock_guard<std::mutex> guard{st_->mu};
-    for (const auto& [id, p] : st_->parts)
+    for (const auto& [id, p] : st_->parts) {
       s.awaiting_state += p->tracker.awaiting_state();
+      s.lag += st_->lag_of(*p);
+    }
   }
   return s;
+}
+
+const std::shared_ptr<keylane::detail::read_gate>&
+source::gate() const noexcept {
+  return st_->gate;
+}
+
+uint64_t source::state::lag_of(const partition_state& p) const {
+  auto from = p.tracker.committable();
+  if (ends_rk == nullptr || from < 0)
+    return 0;
+  int64_t low = 0, high = 0;
+  // librdkafka's cached ends, from its last fetch: no broker round trip.
+  if (rd_kafka_get_watermark_offsets(ends_rk, p.topic.c_str(), p.partition,
+                                     &low, &high)
+        != RD_KAFKA_RESP_ERR_NO_ERROR
+      || high < from)
+    return 0;
+  return static_cast<uint64_t>(high - from);
 }
 
 record_runtime& source::lanes() noexcept {

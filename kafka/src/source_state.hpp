@@ -20,6 +20,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "keylane/detail/read_gate.hpp"
 #include "keylane/kafka/offset_tracker.hpp"
 #include "keylane/kafka/source.hpp"
 #include "output_writer.hpp"
@@ -74,6 +75,13 @@ struct source::state {
 
   /// Guards `parts` against the consumer thread and every tracker.
   mutable std::mutex mu;
+  /// `rk` for `stats` (partition ends), guarded by `mu`: null before the
+  /// consumer exists and once `stop` is about to destroy it.
+  rd_kafka_t* ends_rk = nullptr;
+  /// Closed by `stop` before anything ends: collectables of
+  /// keylane/kafka/metrics.hpp read `stats` only while it is open.
+  std::shared_ptr<keylane::detail::read_gate> gate
+    = std::make_shared<keylane::detail::read_gate>();
   /// Signalled whenever a tracker finishes an offset (revoke waits on it).
   std::condition_variable finished_cv;
   /// Partitions assigned now. Changed only by the polling thread.
@@ -138,6 +146,9 @@ struct source::state {
   [[nodiscard]] bool cooperative() const;
   [[nodiscard]] std::shared_ptr<partition_state>
   find(const std::string& topic, int32_t partition) const;
+  /// How far `p` trails its partition's end (`source_stats::lag`); with
+  /// `mu` held.
+  [[nodiscard]] uint64_t lag_of(const partition_state& p) const;
 
   void warn(const std::string& line) const;
 };

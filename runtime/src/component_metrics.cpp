@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // keylane::metrics's entry point for the core (see detail/components.hpp,
 // which this file must not include: the definition here must be strong).
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
@@ -12,13 +13,13 @@
 namespace keylane::detail {
 
 caf::expected<std::shared_ptr<void>>
-component_open_metrics_endpoint(const std::string& listen,
+component_open_metrics_endpoint(const std::string& listen, size_t threads,
                                 metrics_source source);
 
 caf::expected<std::shared_ptr<void>>
-component_open_metrics_endpoint(const std::string& listen,
+component_open_metrics_endpoint(const std::string& listen, size_t threads,
                                 metrics_source source) {
-  auto ep = metrics_endpoint::open(listen, std::move(source));
+  auto ep = metrics_endpoint::open(listen, threads, std::move(source));
   if (!ep)
     return std::move(ep.error());
   // The deleter is compiled here, so the core never names ~metrics_endpoint.

@@ -233,7 +233,8 @@ const std::vector<section>& schema() {
       count("stall_ms", &settings::stall_ms, {0, 86400000, false})}},
     {"metrics",
      {text("listen", &settings::metrics_listen),
-      flag("latency", &settings::metrics_latency)}},
+      flag("latency", &settings::metrics_latency),
+      count("threads", &settings::metrics_threads, {1, 1024, false})}},
   };
   return sections;
 }

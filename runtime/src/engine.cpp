@@ -151,7 +151,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
             "not link: link keylane::metrics (find_package(keylane "
             "COMPONENTS metrics)), built when KEYLANE_BUILD_METRICS is on");
     auto ep = component_open_metrics_endpoint(
-      c.metrics_listen,
+      c.metrics_listen, c.metrics_threads,
       {[raw] { return raw->snapshot(); }, [raw] { return raw->parked_keys(); }});
     if (!ep)
       return std::move(ep.error()); // ~engine stops what was started
@@ -175,8 +175,9 @@ stop_report engine::stop() {
   if (stopped_.exchange(true, std::memory_order_seq_cst))
     return report_;
   // First: no scrape may read an engine whose actors are ending (closing
-  // waits for a scrape in progress).
+  // waits for a scrape in progress), from our endpoint or the host's.
   metrics_.reset();
+  gate_->close();
   ingress_.close();
   if (state_)
     state_->interrupt();

@@ -27,7 +27,7 @@ public:
 
   std::vector<prometheus::MetricFamily> Collect() const override {
     // Read here, at scrape time: the actors keep these counters anyway.
-    return metric_families(src_.stats(), src_.parked());
+    return runtime_families(src_);
   }
 
 private:
@@ -35,6 +35,10 @@ private:
 };
 
 namespace {
+
+// The config schema's bound for metrics.threads: civetweb starts them all
+// up front, so more is memory and no help.
+constexpr size_t max_threads = 1024;
 
 // Civetweb reports why it cannot start only through its log callback, on
 // the thread that starts it; the exception prometheus-cpp throws says only
@@ -91,14 +95,16 @@ caf::expected<std::string> numeric_address(const std::string& listen) {
 // scrape after 3.4 s, 8 threads and 100 ms after 0.85 s, 16 threads and
 // 250 ms after 1.0 s; 80 threads with any timeout at once (4-9 ms), for
 // 1.7 MB more resident memory than 2 threads (civetweb 1.15 starts all its
-// threads up front). So: enough threads that 64 held connections leave 16
-// for scrapes, and a 2 s request timeout, which bounds the wait beyond
-// that (128 held: the scrape came after 2.0 s, within Prometheus' default
-// 10 s scrape timeout) while still giving a slow client's request, one
-// TCP segment, time for a retransmission. Keep-alive stays off (civetweb's
+// threads up front). So by default (metrics.threads): enough threads that
+// 64 held connections leave 16 for scrapes, and a 2 s request timeout,
+// which bounds the wait beyond that (128 held: the scrape came after
+// 2.0 s, within Prometheus' default 10 s scrape timeout) while still
+// giving a slow client's request, one TCP segment, time for a
+// retransmission. Keep-alive stays off (civetweb's
 // default): a connection ends with its response and never idles on a thread.
-std::vector<std::string> server_options(const std::string& address) {
-  return {"listening_ports",    address, "num_threads",       "80",
+std::vector<std::string> server_options(const std::string& address,
+                                        size_t threads) {
+  return {"listening_ports",    address, "num_threads", std::to_string(threads),
           "request_timeout_ms", "2000",  "enable_keep_alive", "no"};
 }
 
@@ -131,7 +137,14 @@ int find_listener(uint16_t port) {
 } // namespace
 
 caf::expected<std::unique_ptr<metrics_endpoint>>
-metrics_endpoint::open(const std::string& listen, metrics_source source) {
+metrics_endpoint::open(const std::string& listen, size_t threads,
+                       metrics_source source) {
+  // The config file checks this range; settings filled in code land here.
+  if (threads < 1 || threads > max_threads)
+    return make_error(errc::invalid_config,
+                      "metrics.threads = " + std::to_string(threads)
+                        + ": must be between 1 and "
+                        + std::to_string(max_threads));
   auto address = numeric_address(listen);
   if (!address)
     return std::move(address.error());
@@ -143,7 +156,7 @@ metrics_endpoint::open(const std::string& listen, metrics_source source) {
   startup_messages = &messages;
   try {
     ep->exposer_ = std::make_unique<prometheus::Exposer>(
-      server_options(*address), &callbacks);
+      server_options(*address, threads), &callbacks);
   } catch (const std::exception& e) {
     startup_messages = nullptr;
     return cannot_listen(listen, messages.empty() ? e.what() : messages);

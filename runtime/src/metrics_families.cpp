@@ -17,7 +17,8 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-MetricFamily family(const char* name, const char* help, MetricType type) {
+MetricFamily family(const std::string& name, const std::string& help,
+                    MetricType type) {
   MetricFamily f;
   f.name = name;
   f.help = help;
@@ -37,15 +38,11 @@ ClientMetric sample(MetricType type, double value,
 }
 
 MetricFamily gauge(const char* name, const char* help, double value) {
-  auto f = family(name, help, MetricType::Gauge);
-  f.metric.push_back(sample(MetricType::Gauge, value));
-  return f;
+  return gauge_family(name, help, value);
 }
 
 MetricFamily counter(const char* name, const char* help, double value) {
-  auto f = family(name, help, MetricType::Counter);
-  f.metric.push_back(sample(MetricType::Counter, value));
-  return f;
+  return counter_family(name, help, value);
 }
 
 double seconds(std::chrono::nanoseconds d) {
@@ -89,6 +86,24 @@ MetricFamily events(const keylane::stats& s) {
 }
 
 } // namespace
+
+MetricFamily counter_family(const std::string& name, const std::string& help,
+                            double value) {
+  auto f = family(name, help, MetricType::Counter);
+  f.metric.push_back(sample(MetricType::Counter, value));
+  return f;
+}
+
+MetricFamily gauge_family(const std::string& name, const std::string& help,
+                          double value) {
+  auto f = family(name, help, MetricType::Gauge);
+  f.metric.push_back(sample(MetricType::Gauge, value));
+  return f;
+}
+
+std::vector<MetricFamily> runtime_families(const metrics_source& src) {
+  return metric_families(src.stats(), src.parked());
+}
 
 std::vector<MetricFamily>
 metric_families(const keylane::stats& s,

@@ -10,6 +10,7 @@
 #include <caf/expected.hpp>
 #include <prometheus/metric_family.h>
 
+#include "keylane/metrics.hpp"
 #include "keylane/park_store.hpp"
 #include "keylane/stats.hpp"
 

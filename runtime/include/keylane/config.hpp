@@ -307,6 +307,12 @@ struct settings {
   /// Whether the sink records the end-to-end latency histogram.
   bool metrics_latency = true;
 
+  /// Request threads of the `metrics_listen` endpoint, 1 to 1024. Each
+  /// connection holds one from accept to response, so idle or half-sent
+  /// connections hold up scrapes only once they take all but a few: the
+  /// default leaves 16 free under 64 of them (docs/config.md).
+  size_t metrics_threads = 80;
+
   // -- [handler] ------------------------------------------------------------
 
   /// Name of the registered handler to run.

@@ -24,6 +24,10 @@
 
 namespace keylane {
 
+namespace detail {
+struct metrics_access;
+} // namespace detail
+
 /// Runs keyed events through per-key lanes: in submission order per key,
 /// in parallel across keys, under the caps of `settings`.
 ///
@@ -300,6 +304,9 @@ private:
 
   explicit runtime(std::unique_ptr<detail::engine> eng)
     : eng_(std::move(eng)) {}
+  // keylane/metrics.hpp reads the engine's gate (keylane::metrics).
+  friend struct detail::metrics_access;
+
   std::unique_ptr<detail::engine> eng_;
 };
 

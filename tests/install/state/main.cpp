@@ -5,7 +5,8 @@
 // endpoint (keylane::metrics), both named by the settings alone, starts,
 // processes events and drains, and a RocksDB state store (keylane::state)
 // keeps what was written across a reopen, so the libraries and every
-// dependency they need at link and run time are found.
+// dependency they need at link and run time are found. keylane/metrics.hpp
+// compiles with the include path keylane::metrics brings (prometheus-cpp).
 #include <atomic>
 #include <iostream>
 #include <string>
@@ -13,6 +14,7 @@
 #include <keylane/config_loader.hpp>
 #include <keylane/errc.hpp>
 #include <keylane/key.hpp>
+#include <keylane/metrics.hpp>
 #include <keylane/runtime.hpp>
 #include <keylane/state_store.hpp>
 
@@ -55,6 +57,8 @@ int main(int argc, char** argv) {
     if (!(*rt)->submit("acct-" + std::to_string(i % 2), i))
       return 1;
   if (!(*rt)->drain())
+    return 1;
+  if (keylane::metrics_collectable(**rt)->Collect().empty())
     return 1;
   (*rt)->stop();
   std::cout << "sum of doubled 1..3 = " << sum.load() << '\n';

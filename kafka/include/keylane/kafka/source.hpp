@@ -15,7 +15,15 @@
 #include "keylane/kafka/source_stats.hpp"
 #include "keylane/runtime.hpp"
 
+namespace keylane::detail {
+class read_gate;
+} // namespace keylane::detail
+
 namespace keylane::kafka {
+
+namespace detail {
+struct source_access;
+} // namespace detail
 
 /// The keylane runtime a source feeds: Kafka records in, bytes out.
 using record_runtime = runtime<record, std::string>;
@@ -105,6 +113,11 @@ public:
   struct state;
 
 private:
+  // keylane/kafka/metrics.hpp reads `stats` through the gate `stop` closes.
+  friend struct detail::source_access;
+  [[nodiscard]] const std::shared_ptr<keylane::detail::read_gate>&
+  gate() const noexcept;
+
   explicit source(std::unique_ptr<state> st);
   std::unique_ptr<state> st_;
 };

@@ -50,6 +50,12 @@ struct source_stats {
   /// Records of the partitions assigned now whose output was handled and
   /// that wait only for their state to be durable (a gauge).
   uint64_t awaiting_state = 0;
+  /// Records behind the end of the partitions assigned now, counted from
+  /// each one's oldest record not finished (its next commit) to the end
+  /// librdkafka last fetched (its high watermark): how far this consumer
+  /// trails the producers (a gauge). A partition that has not handed a
+  /// record to the runtime yet, or whose end is not known yet, adds 0.
+  uint64_t lag = 0;
 };
 
 } // namespace keylane::kafka

@@ -32,11 +32,11 @@ component_open_rocksdb_state_store(const std::string& path);
 [[gnu::weak]] caf::expected<std::unique_ptr<park_store>>
 component_open_sqlite_park_store(const std::string& path);
 
-/// `metrics_endpoint::open(listen, source)`, the endpoint owned by the
-/// returned pointer (its deleter lives in the component); null unless
+/// `metrics_endpoint::open(listen, threads, source)`, the endpoint owned by
+/// the returned pointer (its deleter lives in the component); null unless
 /// keylane::metrics is linked.
 [[gnu::weak]] caf::expected<std::shared_ptr<void>>
-component_open_metrics_endpoint(const std::string& listen,
+component_open_metrics_endpoint(const std::string& listen, size_t threads,
                                 metrics_source source);
 
 } // namespace keylane::detail

@@ -23,6 +23,7 @@
 #include "keylane/detail/output.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/payload_ops.hpp"
+#include "keylane/detail/read_gate.hpp"
 #include "keylane/detail/spill_file.hpp"
 #include "keylane/detail/state_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"
@@ -124,6 +125,12 @@ public:
   /// The keyed-state service.
   state_service& state() noexcept { return *state_; }
 
+  /// The gate a collectable outside the runtime reads it through
+  /// (keylane/metrics.hpp); `stop` closes it first.
+  [[nodiscard]] const std::shared_ptr<read_gate>& gate() const noexcept {
+    return gate_;
+  }
+
 private:
   engine(settings cfg, output_fn out, payload_ops ops);
   static caf::error check_numbers(const settings& cfg);
@@ -160,6 +167,9 @@ private:
   // owned through a deleter of keylane::metrics (detail/components.hpp), so
   // the core does not link the endpoint's code.
   std::shared_ptr<void> metrics_;
+  // Shared with the collectables of keylane/metrics.hpp, which may outlive
+  // the engine.
+  std::shared_ptr<read_gate> gate_ = std::make_shared<read_gate>();
 };
 
 } // namespace keylane::detail

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,8 +35,9 @@ struct metrics_source {
 /// `keylane_*` families built from `metrics_source` at that moment.
 ///
 /// Connections that never finish a request (idle, or with half a request)
-/// do not hold up scrapes: up to 64 of them leave threads free, and each
-/// is dropped when it has not sent a whole request header within 2 s.
+/// do not hold up scrapes while they leave some of the `threads` free (64
+/// leave 16 of the default 80), and each is dropped when it has not sent a
+/// whole request header within 2 s.
 ///
 /// Thread-safety: scrapes run on the server's own threads, several at
 /// once, and call the source functions concurrently with each other and
@@ -45,11 +47,13 @@ struct metrics_source {
 class metrics_endpoint {
 public:
   /// Listens on `listen` ("host:port"; the host a name or IPv4 address,
-  /// resolved once here). Fails with `errc::startup_failed` and a message
+  /// resolved once here) with `threads` request threads
+  /// (`metrics.threads`). Fails with `errc::invalid_config` for `threads`
+  /// outside 1 to 1024, and with `errc::startup_failed` and a message
   /// naming the address when it cannot listen: an unknown host, an address
   /// not of this machine, a port in use.
   [[nodiscard]] static caf::expected<std::unique_ptr<metrics_endpoint>>
-  open(const std::string& listen, metrics_source source);
+  open(const std::string& listen, size_t threads, metrics_source source);
 
   ~metrics_endpoint();
   metrics_endpoint(const metrics_endpoint&) = delete;
