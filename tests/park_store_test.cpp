@@ -32,25 +32,14 @@
 #include "keylane/park_store.hpp"
 #include "keylane/runtime.hpp"
 
+#include "temp_dir.hpp"
+
 using namespace keylane;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using test_support::temp_dir;
 
 namespace {
-
-/// A fresh directory, removed with everything in it at scope exit.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto pattern = (fs::temp_directory_path() / "keylane-park-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 struct memory_store {
   std::unique_ptr<park_store> open() {

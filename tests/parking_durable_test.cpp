@@ -20,27 +20,10 @@
 #include <unistd.h>
 
 #include "parking_runs.hpp"
+#include "temp_dir.hpp"
 
 using namespace parking_support;
-
-namespace {
-
-// A fresh directory, removed with everything in it at scope exit.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto pattern = (fs::temp_directory_path() / "keylane-parking-XXXXXX")
-                     .string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-} // namespace
+using test_support::temp_dir;
 
 TEST_CASE("with park = sqlite parked keys keep their events in order across "
           "a restart, new events park behind them, and replay runs them all",

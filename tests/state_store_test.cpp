@@ -36,11 +36,14 @@
 #include "keylane/state_store.hpp"
 #include "keylane/state_tool.hpp"
 
+#include "temp_dir.hpp"
+
 using namespace keylane;
 using keylane::detail::decode_state_record;
 using keylane::detail::encode_state_record;
 using keylane::detail::state_record;
 namespace fs = std::filesystem;
+using test_support::temp_dir;
 
 namespace {
 
@@ -49,23 +52,6 @@ uint64_t test_seed() {
     return std::strtoull(s, nullptr, 10);
   return std::random_device{}();
 }
-
-/// A fresh directory, removed with everything in it at scope exit.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto pattern = (fs::temp_directory_path() / "keylane-state-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  [[nodiscard]] std::string sub(const std::string& name) const {
-    return (path / name).string();
-  }
-};
 
 template <class T>
 T get(caf::expected<T> x) {
