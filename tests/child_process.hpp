@@ -6,12 +6,15 @@
 // and the pipe on which a child reports its progress.
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include <sys/types.h>
+#include <unistd.h>
 
 namespace test_support {
 
@@ -77,6 +80,23 @@ private:
   bool reaped_ = false;
   int status_ = -1; // the wait status, once reaped
 };
+
+/// In a hidden test case that child_process::test_case runs: reads the
+/// space-separated fields of the variable `env_name` into `fields`. False
+/// when it is unset: the case was run some other way and does nothing. A
+/// malformed value ends the child with exit code 2 (no Catch assertion: its
+/// report goes to /dev/null), which the parent's kill_and_reap reports.
+template <class... Fields>
+bool child_spec(const char* env_name, Fields&... fields) {
+  const char* spec = std::getenv(env_name);
+  if (spec == nullptr)
+    return false;
+  std::istringstream in{spec};
+  (in >> ... >> fields);
+  if (!in)
+    _exit(2);
+  return true;
+}
 
 /// A pipe, both ends closed at scope exit unless closed before. A child
 /// reports on it in fixed-size records, each one write(2) of less than

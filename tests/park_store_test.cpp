@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cinttypes>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -40,6 +38,7 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using test_support::child_pipe;
 using test_support::child_process;
+using test_support::child_spec;
 using test_support::temp_dir;
 
 namespace {
@@ -376,8 +375,8 @@ bool as_other_user(const std::string& path) {
 // Run by the test below in a process of its own; nothing otherwise.
 TEST_CASE("(the child process reading a park store as another user)",
           "[.park_readonly_child]") {
-  auto* path = std::getenv(readonly_env);
-  if (path == nullptr)
+  std::string path;
+  if (!child_spec(readonly_env, path))
     return;
   if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
     _exit(3);
@@ -570,16 +569,11 @@ constexpr const char* crash_env = "KEYLANE_PARK_STORE_CRASH_CHILD";
 // Run by the crash test below in a process of its own; nothing otherwise.
 TEST_CASE("(the child process of the SQLite park store crash test)",
           "[.park_store_crash_child]") {
-  auto* spec = std::getenv(crash_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int fd = -1;
   uint64_t first_batch = 0, seed = 0;
-  if (std::sscanf(spec, "%d %" SCNu64 " %" SCNu64 " %4095s", &fd,
-                  &first_batch, &seed, path)
-      != 4)
-    _exit(2);
+  std::string path;
+  if (!child_spec(crash_env, fd, first_batch, seed, path))
+    return;
   crash_child(path, fd, first_batch, seed);
 }
 

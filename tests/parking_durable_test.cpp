@@ -4,7 +4,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -21,6 +20,7 @@
 using namespace parking_support;
 using test_support::child_pipe;
 using test_support::child_process;
+using test_support::child_spec;
 using test_support::temp_dir;
 
 TEST_CASE("with park = sqlite parked keys keep their events in order across "
@@ -264,16 +264,11 @@ struct always_down : handler<uint64_t, uint64_t> {
 // of the parent is shared); does nothing when run any other way.
 TEST_CASE("(the child process of the grouped-parking crash test)",
           "[.park_crash_child]") {
-  auto* spec = std::getenv(crash_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int fd = -1;
   uint64_t keys = 0, first = 0;
-  if (std::sscanf(spec, "%d %" SCNu64 " %" SCNu64 " %4095s", &fd, &keys,
-                  &first, path)
-      != 4)
-    _exit(3);
+  std::string path;
+  if (!child_spec(crash_env, fd, keys, first, path))
+    return;
   settings s;
   s.threads = 2;
   s.order = order_mode::per_key;

@@ -6,7 +6,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <cinttypes>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -23,6 +22,7 @@
 using namespace state_test;
 using test_support::child_pipe;
 using test_support::child_process;
+using test_support::child_spec;
 namespace kl = keylane;
 
 namespace {
@@ -43,17 +43,11 @@ uint64_t value_of(uint64_t round, uint64_t k, uint64_t j) {
 // Run by the drill below in a process of its own; nothing otherwise.
 TEST_CASE("(the child process of the keyed-state kill -9 drill)",
           "[.state_crash_child]") {
-  auto* spec = std::getenv(crash_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int fd = -1;
   uint64_t round = 0, ckpt_ms = 0, ckpt_events = 0, linger = 0;
-  if (std::sscanf(spec,
-                  "%d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %4095s",
-                  &fd, &round, &ckpt_ms, &ckpt_events, &linger, path)
-      != 6)
-    _exit(3);
+  std::string path;
+  if (!child_spec(crash_env, fd, round, ckpt_ms, ckpt_events, linger, path))
+    return;
   kl::settings s;
   s.threads = 2;
   s.order = kl::order_mode::none;

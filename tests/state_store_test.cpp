@@ -42,6 +42,7 @@ using keylane::detail::state_record;
 namespace fs = std::filesystem;
 using test_support::child_pipe;
 using test_support::child_process;
+using test_support::child_spec;
 using test_support::temp_dir;
 
 namespace {
@@ -426,13 +427,10 @@ constexpr const char* store_holder_env = "KEYLANE_STATE_STORE_HOLDER";
 // the store open for writing until told to stop.
 TEST_CASE("(the child process holding a RocksDB store open)",
           "[.state_store_holder_child]") {
-  auto* spec = std::getenv(store_holder_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int ready = -1, release = -1;
-  if (std::sscanf(spec, "%d %d %4095s", &ready, &release, path) != 3)
-    _exit(2);
+  std::string path;
+  if (!child_spec(store_holder_env, ready, release, path))
+    return;
   auto store = open_rocksdb_state_store(path);
   if (!store || (*store)->write({{"b", "2"}}, true))
     _exit(3);
@@ -507,13 +505,10 @@ constexpr const char* store_crash_env = "KEYLANE_STATE_STORE_CRASH_CHILD";
 // Run by the drill below in a process of its own; nothing otherwise.
 TEST_CASE("(the child process of the RocksDB store kill drill)",
           "[.state_store_crash_child]") {
-  auto* spec = std::getenv(store_crash_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int fd = -1;
-  if (std::sscanf(spec, "%d %4095s", &fd, path) != 2)
-    _exit(3);
+  std::string path;
+  if (!child_spec(store_crash_env, fd, path))
+    return;
   crash_child(path, fd);
 }
 
