@@ -70,7 +70,7 @@ void append(std::string& note, const std::string& more) {
 // sleeps rather than spins (a spinning producer would take a core from the
 // way on a 2-core machine); the sleep overshoot is recorded as pacer lag.
 bool submit_paced(way& w, const workload& wl, size_t n, double rate,
-                  histogram& lag) {
+                  common::latency_histogram& lag) {
   static thread_local bool slack_set = [] {
     prctl(PR_SET_TIMERSLACK, 1); // wake as close to the deadline as possible
     return true;

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "histogram.hpp"
+#include "latency_histogram.hpp"
 #include "way.hpp"
 #include "workload.hpp"
 
@@ -52,8 +52,8 @@ struct sample {
   uint64_t context_switches = 0;
   /// Open loop: from scheduled time to delivery, and from scheduled time
   /// to the start of `submit` (the pacer's own lateness).
-  histogram latency;
-  histogram pacer_lag;
+  common::latency_histogram latency;
+  common::latency_histogram pacer_lag;
   double base_rss_mb = 0;
   double peak_rss_mb = 0;
   double idle_rss_mb = 0;

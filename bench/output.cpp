@@ -28,7 +28,7 @@ output::output(uint64_t key_space, bool record_latency)
     slots_(new slot[max_threads]) {
   if (record_latency_)
     for (int i = 0; i < max_threads; ++i)
-      slots_[i].latency = std::make_unique<histogram>();
+      slots_[i].latency = std::make_unique<common::latency_histogram>();
 }
 
 output::~output() = default;
@@ -80,8 +80,8 @@ uint64_t output::violations() const noexcept {
   return n;
 }
 
-histogram output::latency() const {
-  histogram h;
+common::latency_histogram output::latency() const {
+  common::latency_histogram h;
   int used = std::min(used_slots_.load(), max_threads);
   for (int i = 0; i < used; ++i) {
     (void)slots_[i].count.load(std::memory_order_acquire);

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "histogram.hpp"
+#include "latency_histogram.hpp"
 #include "item.hpp"
 
 namespace keylane::bench {
@@ -68,7 +68,7 @@ public:
   }
 
   /// Latency of every delivered event (read after `wait_for`).
-  [[nodiscard]] histogram latency() const;
+  [[nodiscard]] common::latency_histogram latency() const;
 
   /// Distinct threads that delivered.
   [[nodiscard]] int threads() const noexcept;
@@ -78,7 +78,7 @@ private:
     std::atomic<uint64_t> count{0};
     uint64_t violations = 0;
     uint64_t checksum = 0;
-    std::unique_ptr<histogram> latency;
+    std::unique_ptr<common::latency_histogram> latency;
   };
 
   slot& my_slot() noexcept;

@@ -13,8 +13,10 @@
 #include "keylane/config_loader.hpp"
 #include "keylane/reload.hpp"
 #include "keylane/errc.hpp"
+#include "temp_dir.hpp"
 
 using namespace keylane;
+using test_support::temp_dir;
 
 namespace {
 
@@ -34,34 +36,6 @@ std::string error_of(const std::string& text) {
   auto res = parse(text, "t.toml");
   return res ? std::string{"no error"} : render(res.error());
 }
-
-/// A fresh directory under the system temp directory, removed at scope exit.
-class temp_dir {
-public:
-  temp_dir() {
-    std::random_device rd;
-    do
-      path_ = fs::temp_directory_path()
-              / ("keylane-config-test-" + std::to_string(rd()));
-    while (!fs::create_directory(path_));
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const {
-    return path_;
-  }
-  /// Writes `text` to the file `name` and returns its path.
-  std::string write(const std::string& name, const std::string& text) const {
-    auto file = path_ / name;
-    std::ofstream{file} << text;
-    return file.string();
-  }
-
-private:
-  fs::path path_;
-};
 
 void require_equal(const settings& a, const settings& b) {
   CHECK(a.max_active_keys == b.max_active_keys);
@@ -492,17 +466,17 @@ TEST_CASE("load reads a file and records its path as origin",
 
 TEST_CASE("load names the file in every error", "[config][load][errors]") {
   temp_dir dir;
-  auto missing = (dir.path() / "missing.toml").string();
+  auto missing = (dir.path / "missing.toml").string();
   auto res = load(missing);
   REQUIRE(!res);
   CHECK(res.error().code() == static_cast<uint8_t>(errc::unreadable_config));
   CHECK(render(res.error())
         == "unreadable_config: " + missing
              + ": cannot read file: No such file or directory");
-  res = load(dir.path().string());
+  res = load(dir.path.string());
   REQUIRE(!res);
   CHECK(render(res.error())
-        == "unreadable_config: " + dir.path().string()
+        == "unreadable_config: " + dir.path.string()
              + ": cannot read file: Is a directory");
   auto bad = dir.write("bad.toml", "[runtime]\nlane_batch = 0\n");
   res = load(bad);

@@ -21,8 +21,6 @@
 #include <thread>
 #include <vector>
 
-#include <poll.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,25 +30,18 @@
 #include "keylane/park_store.hpp"
 #include "keylane/runtime.hpp"
 
+#include "child_process.hpp"
+#include "temp_dir.hpp"
+
 using namespace keylane;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using test_support::child_pipe;
+using test_support::child_process;
+using test_support::child_spec;
+using test_support::temp_dir;
 
 namespace {
-
-/// A fresh directory, removed with everything in it at scope exit.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto pattern = (fs::temp_directory_path() / "keylane-park-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 struct memory_store {
   std::unique_ptr<park_store> open() {
@@ -352,24 +343,45 @@ bool no_side_files(const std::string& path) {
          && !fs::exists(path + "-journal");
 }
 
-/// Runs `f` in a child process as the user nobody (when we are root, who
-/// ignores permissions) or as ourselves; true when it returned true.
-template <class F>
-bool as_other_user(F f) {
-  auto pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
-      _exit(3);
-    _exit(f() ? 0 : 1);
-  }
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
+constexpr const char* readonly_env = "KEYLANE_PARK_READONLY_CHILD";
+
+/// Reads the store at `path` (written by the test below) opened read-only:
+/// both keys and key a's records, and an append refused.
+bool reads_read_only(const std::string& path) {
+  auto store = open_sqlite_park_store(path, sqlite_access::read_only);
+  if (!store)
+    return false;
+  auto keys = (*store)->keys();
+  auto a = (*store)->records("a");
+  auto written = (*store)->append({rec("b", 9, "w")});
+  return keys && keys->size() == 2 && a && a->size() == 2
+         && (*a)[1].payload == "z" && !written;
+}
+
+/// Runs `reads_read_only(path)` in a child process as the user nobody
+/// (when we are root, who ignores permissions) or as ourselves; true when
+/// it returned true.
+bool as_other_user(const std::string& path) {
+  auto child = child_process::test_case("[.park_readonly_child]",
+                                        readonly_env, path, {});
+  REQUIRE(child.started());
+  int status = child.wait();
   INFO("child status " << status);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 } // namespace
+
+// Run by the test below in a process of its own; nothing otherwise.
+TEST_CASE("(the child process reading a park store as another user)",
+          "[.park_readonly_child]") {
+  std::string path;
+  if (!child_spec(readonly_env, path))
+    return;
+  if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+    _exit(3);
+  _exit(reads_read_only(path) ? 0 : 1);
+}
 
 TEST_CASE("an SQLite park store opened read-only reads a read-only file in a "
           "read-only directory and changes no byte of it",
@@ -389,19 +401,9 @@ TEST_CASE("an SQLite park store opened read-only reads a read-only file in a "
                                  | fs::perms::others_read
                                  | fs::perms::others_exec);
   file_state before{fx.path};
-  auto read_all = [&] {
-    auto store = open_sqlite_park_store(fx.path, sqlite_access::read_only);
-    if (!store)
-      return false;
-    auto keys = (*store)->keys();
-    auto a = (*store)->records("a");
-    auto written = (*store)->append({rec("b", 9, "w")});
-    return keys && keys->size() == 2 && a && a->size() == 2
-           && (*a)[1].payload == "z" && !written;
-  };
   INFO("as " << (geteuid() == 0 ? "nobody (we are root)" : "ourselves"));
-  CHECK(as_other_user(read_all));
-  CHECK(read_all()); // and as ourselves, root included
+  CHECK(as_other_user(fx.path));
+  CHECK(reads_read_only(fx.path)); // and as ourselves, root included
   CHECK(file_state{fx.path} == before);
   CHECK(no_side_files(fx.path));
   fs::permissions(fx.dir.path, fs::perms::owner_all);
@@ -536,8 +538,10 @@ uint64_t word_at(const std::string& p, size_t offset) {
   return x;
 }
 
+constexpr const char* crash_env = "KEYLANE_PARK_STORE_CRASH_CHILD";
+
 /// The child: appends batches until killed, acknowledging each on `fd`.
-/// Touches neither Catch2 nor anything else of the parent's; only _exit.
+/// Ends with _exit only: no Catch2 report, no destructors mid-append.
 [[noreturn]] void crash_child(const std::string& path, int fd,
                               uint64_t first_batch, uint64_t seed) {
   auto store = open_sqlite_park_store(path);
@@ -562,6 +566,17 @@ uint64_t word_at(const std::string& p, size_t offset) {
 
 } // namespace
 
+// Run by the crash test below in a process of its own; nothing otherwise.
+TEST_CASE("(the child process of the SQLite park store crash test)",
+          "[.park_store_crash_child]") {
+  int fd = -1;
+  uint64_t first_batch = 0, seed = 0;
+  std::string path;
+  if (!child_spec(crash_env, fd, first_batch, seed, path))
+    return;
+  crash_child(path, fd, first_batch, seed);
+}
+
 TEST_CASE("an SQLite park store killed mid-append keeps every acknowledged "
           "append and no partial one",
           "[park][sqlite][crash]") {
@@ -572,47 +587,31 @@ TEST_CASE("an SQLite park store killed mid-append keeps every acknowledged "
   std::map<uint64_t, ack> acked; // by batch
   for (uint64_t round = 0; round < 3; ++round) {
     INFO("round " << round);
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
+    child_pipe acks;
     auto kill_after = 1 + rng() % 30;
     auto child_seed = rng();
-    auto pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      close(fds[0]);
-      crash_child(fx.path, fds[1], (round + 1) * 1'000'000, child_seed);
-    }
-    close(fds[1]);
-    std::string buf;
+    auto spec = std::to_string(acks.write_fd()) + " "
+                + std::to_string((round + 1) * 1'000'000) + " "
+                + std::to_string(child_seed) + " " + fx.path;
+    auto child = child_process::test_case("[.park_store_crash_child]",
+                                          crash_env, spec, {acks.read_fd()});
+    REQUIRE(child.started());
+    acks.close_write();
     uint64_t seen = 0;
     auto read_acks = [&](int timeout_ms) { // false on EOF or timeout
-      pollfd p{fds[0], POLLIN, 0};
-      if (poll(&p, 1, timeout_ms) <= 0)
-        return false;
-      char chunk[4096];
-      auto n = read(fds[0], chunk, sizeof(chunk));
-      if (n <= 0)
-        return false;
-      buf.append(chunk, static_cast<size_t>(n));
-      for (; buf.size() >= sizeof(ack); buf.erase(0, sizeof(ack)), ++seen) {
-        ack a;
-        std::memcpy(&a, buf.data(), sizeof(a));
+      return acks.read_records<ack>(timeout_ms, [&](const ack& a) {
         acked[a.batch] = a;
-      }
-      return true;
+        ++seen;
+      });
     };
     while (seen < kill_after && read_acks(60'000)) {
     }
     // Any moment: mid-transaction, mid-fsync, between appends.
     std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
-    kill(pid, SIGKILL);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    INFO("child exit code " << (WIFEXITED(status) ? WEXITSTATUS(status) : 0));
-    REQUIRE(WIFSIGNALED(status));
+    child.kill_and_reap();
     while (read_acks(0)) { // acks written before the kill landed
     }
-    close(fds[0]);
+    acks.close_read();
     CHECK(seen >= kill_after);
   }
   auto store = fx.open();

@@ -4,43 +4,24 @@
 
 #include <catch2/catch.hpp>
 
-#include <cinttypes>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
 #include <thread>
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "child_process.hpp"
 #include "parking_runs.hpp"
+#include "temp_dir.hpp"
 
 using namespace parking_support;
-
-namespace {
-
-// A fresh directory, removed with everything in it at scope exit.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto pattern = (fs::temp_directory_path() / "keylane-parking-XXXXXX")
-                     .string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-} // namespace
+using test_support::child_pipe;
+using test_support::child_process;
+using test_support::child_spec;
+using test_support::temp_dir;
 
 TEST_CASE("with park = sqlite parked keys keep their events in order across "
           "a restart, new events park behind them, and replay runs them all",
@@ -283,16 +264,11 @@ struct always_down : handler<uint64_t, uint64_t> {
 // of the parent is shared); does nothing when run any other way.
 TEST_CASE("(the child process of the grouped-parking crash test)",
           "[.park_crash_child]") {
-  auto* spec = std::getenv(crash_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int fd = -1;
   uint64_t keys = 0, first = 0;
-  if (std::sscanf(spec, "%d %" SCNu64 " %" SCNu64 " %4095s", &fd, &keys,
-                  &first, path)
-      != 4)
-    _exit(3);
+  std::string path;
+  if (!child_spec(crash_env, fd, keys, first, path))
+    return;
   settings s;
   s.threads = 2;
   s.order = order_mode::per_key;
@@ -334,61 +310,31 @@ TEST_CASE("a runtime killed with kill -9 while it parks in groups has the "
     // Round 0 parks through lanes; round 1 starts with every key parked, so
     // its supervisor parks them.
     INFO("round " << round);
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
+    child_pipe tombstones;
     auto kill_after = 2'000 + rng() % 30'000;
-    auto spec = std::to_string(fds[1]) + " " + std::to_string(keys) + " "
+    auto spec = std::to_string(tombstones.write_fd()) + " "
+                + std::to_string(keys) + " "
                 + std::to_string(round * round_span) + " " + path;
-    // Set here, not in the child: between fork and exec the child may only
-    // make async-signal-safe calls (setenv allocates, and a thread of ours
-    // may have held the allocator's lock at the fork).
-    setenv(crash_env, spec.c_str(), 1);
-    auto pid = fork();
-    if (pid != 0)
-      unsetenv(crash_env);
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      close(fds[0]);
-      int devnull = open("/dev/null", O_WRONLY);
-      dup2(devnull, 1);
-      execl("/proc/self/exe", "keylane_tests", "[.park_crash_child]",
-            static_cast<char*>(nullptr));
-      _exit(9);
-    }
-    close(fds[1]);
-    std::string buf;
+    auto child = child_process::test_case("[.park_crash_child]", crash_env,
+                                          spec, {tombstones.read_fd()});
+    REQUIRE(child.started());
+    tombstones.close_write();
     uint64_t count = 0;
     auto read_seen = [&](int timeout_ms) { // false on EOF or timeout
-      pollfd p{fds[0], POLLIN, 0};
-      if (poll(&p, 1, timeout_ms) <= 0)
-        return false;
-      char chunk[65536];
-      auto n = read(fds[0], chunk, sizeof(chunk));
-      if (n <= 0)
-        return false;
-      buf.append(chunk, static_cast<size_t>(n));
-      size_t used = 0;
-      for (; buf.size() - used >= sizeof(seen_tombstone);
-           used += sizeof(seen_tombstone), ++count) {
-        seen_tombstone t;
-        std::memcpy(&t, buf.data() + used, sizeof(t));
-        seen[t.key].insert(t.index);
-      }
-      buf.erase(0, used);
-      return true;
+      return tombstones.read_records<seen_tombstone>(
+        timeout_ms, [&](const seen_tombstone& t) {
+          seen[t.key].insert(t.index);
+          ++count;
+        });
     };
     while (count < kill_after && read_seen(60'000)) {
     }
     // Any moment: mid-transaction, mid-fsync, between groups.
     std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
-    kill(pid, SIGKILL);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    INFO("child exit code " << (WIFEXITED(status) ? WEXITSTATUS(status) : 0));
-    REQUIRE(WIFSIGNALED(status));
+    child.kill_and_reap();
     while (read_seen(0)) { // written before the kill landed
     }
-    close(fds[0]);
+    tombstones.close_read();
     CHECK(count >= kill_after);
   }
   auto store = open_sqlite_park_store(path, sqlite_access::read_only);

@@ -17,9 +17,11 @@
 
 #include "property_support.hpp"
 #include "soak_support.hpp"
+#include "temp_dir.hpp"
 
 using namespace keylane;
 using namespace keylane::soak;
+using test_support::temp_dir;
 
 namespace {
 
@@ -277,21 +279,6 @@ void run_soak(const soak_params& sp, uint64_t seed) {
   CHECK(in.overlap == 0);
   CHECK(in.out_of_order == 0);
 }
-
-// A fresh directory, removed with everything in it at scope exit.
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    auto pattern = (std::filesystem::temp_directory_path()
-                    / "keylane-soak-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 } // namespace
 

@@ -14,28 +14,14 @@
 
 #include "log_capture.hpp"
 #include "runtime_support.hpp"
+#include "temp_dir.hpp"
 
 using namespace runtime_support;
 namespace fs = std::filesystem;
+using test_support::temp_dir;
 
 namespace {
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "keylane-spill-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  size_t files() const {
-    return static_cast<size_t>(std::distance(fs::directory_iterator{path},
-                                             fs::directory_iterator{}));
-  }
-};
 
 // Item v takes 150 ms when v % 100 == 3, else 1 ms; result 2 v + 1.
 kl::handler_factory straggling() {

@@ -6,24 +6,23 @@
 
 #include <catch2/catch.hpp>
 
-#include <cinttypes>
 #include <cstdio>
 #include <map>
 #include <random>
 #include <thread>
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "keylane/detail/state_record.hpp"
 #include "keylane/state_store.hpp"
+
+#include "child_process.hpp"
 #include "state_support.hpp"
 
 using namespace state_test;
+using test_support::child_pipe;
+using test_support::child_process;
+using test_support::child_spec;
 namespace kl = keylane;
 
 namespace {
@@ -44,17 +43,11 @@ uint64_t value_of(uint64_t round, uint64_t k, uint64_t j) {
 // Run by the drill below in a process of its own; nothing otherwise.
 TEST_CASE("(the child process of the keyed-state kill -9 drill)",
           "[.state_crash_child]") {
-  auto* spec = std::getenv(crash_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int fd = -1;
   uint64_t round = 0, ckpt_ms = 0, ckpt_events = 0, linger = 0;
-  if (std::sscanf(spec,
-                  "%d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %4095s",
-                  &fd, &round, &ckpt_ms, &ckpt_events, &linger, path)
-      != 6)
-    _exit(3);
+  std::string path;
+  if (!child_spec(crash_env, fd, round, ckpt_ms, ckpt_events, linger, path))
+    return;
   kl::settings s;
   s.threads = 2;
   s.order = kl::order_mode::none;
@@ -106,47 +99,25 @@ TEST_CASE("a runtime killed with kill -9 leaves every key's state as the fold "
     auto linger = rng() % 3;
     INFO("checkpoint " << ckpt_ms << " ms / " << ckpt_events
                        << " events, linger " << linger << " ms");
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
-    auto spec = std::to_string(fds[1]) + " " + std::to_string(round) + " "
-                + std::to_string(ckpt_ms) + " " + std::to_string(ckpt_events)
-                + " " + std::to_string(linger) + " " + path;
-    // Set here, not in the child: between fork and exec the child may only
-    // make async-signal-safe calls (setenv allocates, and a thread of ours
-    // may have held the allocator's lock at the fork).
-    setenv(crash_env, spec.c_str(), 1);
-    auto pid = fork();
-    if (pid != 0)
-      unsetenv(crash_env);
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      close(fds[0]);
-      int devnull = open("/dev/null", O_WRONLY);
-      dup2(devnull, 1);
-      execl("/proc/self/exe", "keylane_tests", "[.state_crash_child]",
-            static_cast<char*>(nullptr));
-      _exit(9);
-    }
-    close(fds[1]);
+    child_pipe progress;
+    auto spec = std::to_string(progress.write_fd()) + " "
+                + std::to_string(round) + " " + std::to_string(ckpt_ms) + " "
+                + std::to_string(ckpt_events) + " " + std::to_string(linger)
+                + " " + path;
+    auto child = child_process::test_case("[.state_crash_child]", crash_env,
+                                          spec, {progress.read_fd()});
+    REQUIRE(child.started());
+    progress.close_write();
     auto kill_after = 500 + rng() % 20'000;
     uint64_t seen = 0;
-    while (seen < kill_after) {
-      pollfd p{fds[0], POLLIN, 0};
-      if (poll(&p, 1, 60'000) <= 0)
-        break;
-      uint64_t n = 0;
-      if (read(fds[0], &n, sizeof(n)) != static_cast<ssize_t>(sizeof(n)))
-        break;
-      seen = n;
+    while (seen < kill_after
+           && progress.read_records<uint64_t>(60'000,
+                                              [&](uint64_t n) { seen = n; })) {
     }
     // Any moment: mid-batch, mid-fsync, between checkpoints.
     std::this_thread::sleep_for(std::chrono::microseconds(rng() % 5000));
-    kill(pid, SIGKILL);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    INFO("child exit code " << (WIFEXITED(status) ? WEXITSTATUS(status) : 0));
-    REQUIRE(WIFSIGNALED(status));
-    close(fds[0]);
+    child.kill_and_reap();
+    progress.close_read();
     CHECK(seen >= kill_after);
 
     auto store = kl::open_rocksdb_state_store(path, true);

@@ -23,12 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include <poll.h>
 #include <rocksdb/db.h>
-#include <signal.h>
 #include <sys/wait.h>
-#include <fcntl.h>
-#include <unistd.h>
 #include <unistd.h>
 
 #include "keylane/detail/state_record.hpp"
@@ -36,11 +32,18 @@
 #include "keylane/state_store.hpp"
 #include "keylane/state_tool.hpp"
 
+#include "child_process.hpp"
+#include "temp_dir.hpp"
+
 using namespace keylane;
 using keylane::detail::decode_state_record;
 using keylane::detail::encode_state_record;
 using keylane::detail::state_record;
 namespace fs = std::filesystem;
+using test_support::child_pipe;
+using test_support::child_process;
+using test_support::child_spec;
+using test_support::temp_dir;
 
 namespace {
 
@@ -49,23 +52,6 @@ uint64_t test_seed() {
     return std::strtoull(s, nullptr, 10);
   return std::random_device{}();
 }
-
-/// A fresh directory, removed with everything in it at scope exit.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto pattern = (fs::temp_directory_path() / "keylane-state-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  [[nodiscard]] std::string sub(const std::string& name) const {
-    return (path / name).string();
-  }
-};
 
 template <class T>
 T get(caf::expected<T> x) {
@@ -441,13 +427,10 @@ constexpr const char* store_holder_env = "KEYLANE_STATE_STORE_HOLDER";
 // the store open for writing until told to stop.
 TEST_CASE("(the child process holding a RocksDB store open)",
           "[.state_store_holder_child]") {
-  auto* spec = std::getenv(store_holder_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int ready = -1, release = -1;
-  if (std::sscanf(spec, "%d %d %4095s", &ready, &release, path) != 3)
-    _exit(2);
+  std::string path;
+  if (!child_spec(store_holder_env, ready, release, path))
+    return;
   auto store = open_rocksdb_state_store(path);
   if (!store || (*store)->write({{"b", "2"}}, true))
     _exit(3);
@@ -462,30 +445,19 @@ TEST_CASE("a RocksDB state store held by another process refuses a second "
           "[state][rocksdb][process]") {
   rocksdb_fixture fx;
   ok(fx.open()->write({{"a", "1"}}, true));
-  int ready[2], release[2];
-  REQUIRE(pipe(ready) == 0);
-  REQUIRE(pipe(release) == 0);
-  // The holder runs in a fresh image of this binary (see the kill drill
-  // below: this process has RocksDB's threads by now).
-  auto spec = std::to_string(ready[1]) + " " + std::to_string(release[0])
-              + " " + fx.path;
-  REQUIRE(setenv(store_holder_env, spec.c_str(), 1) == 0);
-  auto pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(ready[0]);
-    close(release[1]);
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    execl("/proc/self/exe", "keylane_tests", "[.state_store_holder_child]",
-          static_cast<char*>(nullptr));
-    _exit(9);
-  }
-  unsetenv(store_holder_env);
-  close(ready[1]);
-  close(release[0]);
+  child_pipe ready, release;
+  // Another process: in this one RocksDB refuses a second writer for
+  // another reason (the test above).
+  auto spec = std::to_string(ready.write_fd()) + " "
+              + std::to_string(release.read_fd()) + " " + fx.path;
+  auto child = child_process::test_case("[.state_store_holder_child]",
+                                        store_holder_env, spec,
+                                        {ready.read_fd(), release.write_fd()});
+  REQUIRE(child.started());
+  ready.close_write();
+  release.close_read();
   char c = 0;
-  REQUIRE(read(ready[0], &c, 1) == 1);
+  REQUIRE(read(ready.read_fd(), &c, 1) == 1);
   CHECK_THAT(failure_of(open_rocksdb_state_store(fx.path)),
              Catch::Contains("another process has the store open for"
                              " writing"));
@@ -494,12 +466,10 @@ TEST_CASE("a RocksDB state store held by another process refuses a second "
     CHECK(read_key(*ro, "a") == "1");
     CHECK(read_key(*ro, "b") == "2"); // the writer's WAL, read as it stands
   }
-  close(release[1]);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
+  release.close_write();
+  int status = child.wait();
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
-  close(ready[0]);
 }
 
 namespace {
@@ -535,13 +505,10 @@ constexpr const char* store_crash_env = "KEYLANE_STATE_STORE_CRASH_CHILD";
 // Run by the drill below in a process of its own; nothing otherwise.
 TEST_CASE("(the child process of the RocksDB store kill drill)",
           "[.state_store_crash_child]") {
-  auto* spec = std::getenv(store_crash_env);
-  if (spec == nullptr)
-    return;
-  char path[4096] = {};
   int fd = -1;
-  if (std::sscanf(spec, "%d %4095s", &fd, path) != 2)
-    _exit(3);
+  std::string path;
+  if (!child_spec(store_crash_env, fd, path))
+    return;
   crash_child(path, fd);
 }
 
@@ -554,49 +521,26 @@ TEST_CASE("a RocksDB state store killed mid-write keeps every acknowledged "
   for (int round = 0; round < 3; ++round) {
     INFO("round " << round);
     rocksdb_fixture fx;
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
+    child_pipe acks;
     auto kill_after = 1 + rng() % 200;
-    // The child runs in a fresh image of this binary: a forked copy of a
-    // process with threads can inherit a lock one of them held (GCC 12's
-    // ASan allocator: RocksDB's threads in such a child were seen waiting
-    // on it for good). The environment is set before the fork, since the
-    // child may not allocate before it execs.
-    auto spec = std::to_string(fds[1]) + " " + fx.path;
-    REQUIRE(setenv(store_crash_env, spec.c_str(), 1) == 0);
-    auto pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      close(fds[0]);
-      int devnull = open("/dev/null", O_WRONLY);
-      dup2(devnull, 1);
-      execl("/proc/self/exe", "keylane_tests", "[.state_store_crash_child]",
-            static_cast<char*>(nullptr));
-      _exit(9);
-    }
-    unsetenv(store_crash_env);
-    close(fds[1]);
+    auto spec = std::to_string(acks.write_fd()) + " " + fx.path;
+    auto child = child_process::test_case("[.state_store_crash_child]",
+                                          store_crash_env, spec,
+                                          {acks.read_fd()});
+    REQUIRE(child.started());
+    acks.close_write();
     uint64_t acked = 0;
     auto read_ack = [&](int timeout_ms) {
-      pollfd p{fds[0], POLLIN, 0};
-      uint64_t gen = 0;
-      if (poll(&p, 1, timeout_ms) <= 0
-          || read(fds[0], &gen, sizeof(gen)) != sizeof(gen))
-        return false;
-      acked = gen;
-      return true;
+      return acks.read_records<uint64_t>(timeout_ms,
+                                         [&](uint64_t gen) { acked = gen; });
     };
     while (acked < kill_after && read_ack(60'000)) {
     }
     std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
-    kill(pid, SIGKILL);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    INFO("child exit code " << (WIFEXITED(status) ? WEXITSTATUS(status) : 0));
-    REQUIRE(WIFSIGNALED(status));
+    child.kill_and_reap();
     while (read_ack(0)) {
     }
-    close(fds[0]);
+    acks.close_read();
     REQUIRE(acked >= kill_after);
     auto store = fx.open();
     std::set<uint64_t> gens;

@@ -18,6 +18,7 @@
 
 #include "keylane/runtime.hpp"
 #include "keylane/stateful_handler.hpp"
+#include "temp_dir.hpp"
 
 namespace state_test {
 
@@ -86,18 +87,7 @@ struct folding : keylane::stateful_handler<uint64_t, uint64_t, fold> {
   uint64_t last_failed_ = ~uint64_t{0};
 };
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto pattern = (fs::temp_directory_path() / "keylane-state-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using test_support::temp_dir;
 
 inline uint64_t seed() {
   if (auto* s = std::getenv("KEYLANE_SEED"))

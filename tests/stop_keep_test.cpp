@@ -7,12 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include <keylane/runtime.hpp>
+
+#include "temp_dir.hpp"
 
 using namespace keylane;
 using namespace std::chrono_literals;
@@ -50,11 +50,8 @@ settings durable(const std::string& path) {
 TEST_CASE("stop keeps unfinished events in a durable park store, and the "
           "next runtime starts with their keys parked in order",
           "[park][stop]") {
-  auto dir = std::filesystem::temp_directory_path()
-             / ("keylane_stop_keep_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto path = (dir / "park.db").string();
-  std::filesystem::remove(path);
+  test_support::temp_dir dir;
+  auto path = dir.sub("park.db");
   std::atomic<int> started{0};
   handler_factory make = [&started](const handler_params&) {
     return std::make_unique<holding>(&started);
@@ -102,5 +99,4 @@ TEST_CASE("stop keeps unfinished events in a durable park store, and the "
   REQUIRE(after->size() == 4);
   CHECK((*after)[3].payload == "a-4");
   (*rt)->stop();
-  std::filesystem::remove_all(dir);
 }

@@ -7,79 +7,35 @@
 #include <functional>
 #include <string>
 #include <thread>
-#include <vector>
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <signal.h> // SIGTERM and SIGKILL for signal()
 
-extern char** environ;
+#include "child_process.hpp"
 
 namespace kafka_test {
 
-/// One member process. Killed with SIGKILL by the destructor if still
-/// running, so a failing test leaves no process behind.
+/// One member process (tests/child_process.hpp: killed with SIGKILL by the
+/// destructor if still running), and the log it writes.
 class member_process {
 public:
   member_process(const std::string& exe, const std::string& config,
                  const std::string& log)
-    : log_(log) {
-    std::vector<std::string> args{exe, config, log};
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, exe.c_str(), nullptr, nullptr, argv.data(),
-                    environ)
-        != 0)
-      pid_ = -1;
-  }
+    : child_(exe, {config, log}), log_(log) {}
 
-  ~member_process() {
-    if (running()) {
-      ::kill(pid_, SIGKILL);
-      int status;
-      ::waitpid(pid_, &status, 0);
-    }
-  }
-
-  member_process(const member_process&) = delete;
-  member_process& operator=(const member_process&) = delete;
-
-  [[nodiscard]] bool started() const noexcept { return pid_ > 0; }
+  [[nodiscard]] bool started() const noexcept { return child_.started(); }
   [[nodiscard]] const std::string& log() const noexcept { return log_; }
 
   /// Sends `sig` (SIGTERM: leave gracefully; SIGKILL: crash).
-  void signal(int sig) {
-    if (running())
-      ::kill(pid_, sig);
-  }
+  void signal(int sig) noexcept { child_.signal(sig); }
 
   /// Waits up to `timeout` for the process to end; its exit status, or -1
   /// on timeout, or 128 + signal when a signal ended it.
   int wait(std::chrono::milliseconds timeout) {
-    auto until = std::chrono::steady_clock::now() + timeout;
-    while (running()) {
-      int status;
-      auto r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        pid_ = -1;
-        status_ = WIFEXITED(status) ? WEXITSTATUS(status)
-                                    : 128 + WTERMSIG(status);
-        break;
-      }
-      if (std::chrono::steady_clock::now() > until)
-        return -1;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return status_;
+    return child_.wait_for(timeout);
   }
 
 private:
-  [[nodiscard]] bool running() const noexcept { return pid_ > 0; }
-  pid_t pid_ = -1;
-  int status_ = -1;
+  test_support::child_process child_;
   std::string log_;
 };
 

@@ -12,8 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include <latency_histogram.hpp>
+
 #include "fix_client.hpp"
-#include "latency_histogram.hpp"
 
 namespace exchange {
 namespace load {
@@ -50,7 +51,8 @@ struct tracker_totals {
     return after_terminal + cum_decreased + wrong_first + seq_not_increasing
            + unknown_order;
   }
-  latency_histogram latency;  ///< ns from scheduled send to first answer
+  /// ns from scheduled send to first answer.
+  keylane::common::latency_histogram latency;
 };
 
 /// Thread-safe: the sender registers requests, QuickFIX's thread reports

@@ -166,8 +166,9 @@ void bot::on_snapshot(const std::string& text) {
       ++stats_.out_of_order;
     else
       stats_.lost += tick - last_tick_ - 1;
-    stats_.interval_ms[room_].push_back(
-      std::chrono::duration<double, std::milli>(now - last_snap_).count());
+    stats_.interval[room_].record(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_snap_)
+        .count());
   }
   last_tick_ = tick;
   last_snap_ = now;
@@ -194,9 +195,9 @@ void bot::on_snapshot(const std::string& text) {
   x_ = static_cast<int32_t>(x);
   y_ = static_cast<int32_t>(y);
   while (!pending_.empty() && pending_.front().first <= ack) {
-    stats_.latency_ms.push_back(
-      std::chrono::duration<double, std::milli>(now - pending_.front().second)
-        .count());
+    stats_.latency.record(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            now - pending_.front().second)
+                            .count());
     pending_.pop_front();
   }
 }

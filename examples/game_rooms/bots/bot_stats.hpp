@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <vector>
+
+#include <latency_histogram.hpp>
 
 namespace bots {
 
@@ -37,14 +38,16 @@ struct bot_stats {
   uint64_t hot_last_tick = 0;
   int64_t hot_first_scores = 0;
   int64_t hot_last_scores = 0;
-  /// Input sent -> first snapshot acknowledging it, in milliseconds.
-  std::vector<double> latency_ms;
-  /// Time between consecutive snapshots a bot got from one room, per room.
-  std::map<std::string, std::vector<double>> interval_ms;
+  /// Input sent -> first snapshot acknowledging it, in nanoseconds.
+  keylane::common::latency_histogram latency;
+  /// Time between consecutive snapshots a bot got from one room, per room,
+  /// in nanoseconds.
+  std::map<std::string, keylane::common::latency_histogram> interval;
 };
 
-/// The value below which `p` (0..1) of `xs` lie (sorts `xs`); 0 if empty.
-[[nodiscard]] double percentile(std::vector<double>& xs, double p);
+/// The value at quantile `q` (0..1) of `h`, in milliseconds; 0 if empty.
+[[nodiscard]] double quantile_ms(const keylane::common::latency_histogram& h,
+                                 double q);
 
 /// Tick interval percentiles over all rooms, and the worst room's p99.
 struct interval_summary {
@@ -56,7 +59,8 @@ struct interval_summary {
   uint64_t samples = 0;
 };
 
-/// Summarises `s.interval_ms`; `hot` names the hot room.
-[[nodiscard]] interval_summary intervals(bot_stats& s, const std::string& hot);
+/// Summarises `s.interval`; `hot` names the hot room.
+[[nodiscard]] interval_summary intervals(const bot_stats& s,
+                                         const std::string& hot);
 
 } // namespace bots

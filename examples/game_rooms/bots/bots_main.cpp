@@ -211,9 +211,9 @@ int main(int argc, char** argv) {
   io.join();
   int server_status = server.stop();
 
-  auto lat = stats.latency_ms;
-  auto p50 = bots::percentile(lat, 0.5), p99 = bots::percentile(lat, 0.99),
-       p999 = bots::percentile(lat, 0.999);
+  const auto& lat = stats.latency;
+  auto p50 = bots::quantile_ms(lat, 0.5), p99 = bots::quantile_ms(lat, 0.99),
+       p999 = bots::quantile_ms(lat, 0.999);
   auto iv = bots::intervals(stats, "room-0");
   if (json) {
     std::string o = "{";
@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
     add("snapshots", num(stats.snapshots));
     add("latency_ms", "{\"p50\":" + fmt(p50) + ",\"p99\":" + fmt(p99)
                         + ",\"p999\":" + fmt(p999)
-                        + ",\"samples\":" + num(lat.size()) + "}");
+                        + ",\"samples\":" + num(lat.count()) + "}");
     add("tick_interval_ms",
         "{\"p50\":" + fmt(iv.p50) + ",\"p99\":" + fmt(iv.p99)
           + ",\"worst_room_p99\":" + fmt(iv.worst_room_p99)
@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
                 (unsigned long long) n_rooms, (unsigned long long) seconds);
     std::printf("input -> snapshot ms   p50 %s  p99 %s  p99.9 %s  (%zu)\n",
                 fmt(p50).c_str(), fmt(p99).c_str(), fmt(p999).c_str(),
-                lat.size());
+                static_cast<size_t>(lat.count()));
     std::printf("tick interval ms       p50 %s  p99 %s  worst room p99 %s (%s)"
                 "  hot room p99 %s\n",
                 fmt(iv.p50).c_str(), fmt(iv.p99).c_str(),
