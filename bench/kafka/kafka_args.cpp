@@ -1,26 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kafka_args.hpp"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <sstream>
+
+#include "command_line.hpp"
 
 namespace keylane::bench::kafka {
 
-namespace {
-
-bool whole(const std::string& s, double lo, double hi, double& out) {
-  if (s.empty())
-    return false;
-  errno = 0;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return errno == 0 && end && *end == '\0' && out >= lo && out <= hi
-         && out == static_cast<double>(static_cast<int64_t>(out));
-}
-
-} // namespace
 
 const std::vector<std::string>& way_names() {
   static const std::vector<std::string> names{
@@ -59,87 +45,42 @@ std::string usage(const char* argv0) {
 }
 
 std::optional<options> parse_args(int argc, char** argv, std::string& error) {
+  using keylane::cli::number_check;
   options o;
-  bool runs_set = false, records_set = false;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    std::string v;
-    auto value = [&] {
-      if (i + 1 >= args.size()) {
-        error = a + " needs a value";
-        return false;
-      }
-      v = args[++i];
-      return true;
-    };
-    double x = 0;
-    auto number = [&](double lo, double hi) {
-      if (!value())
-        return false;
-      if (!whole(v, lo, hi, x)) {
-        std::ostringstream m;
-        m << a << ' ' << v << ": must be a whole number from " << lo
-          << " to " << hi;
-        error = m.str();
-        return false;
-      }
-      return true;
-    };
-    if (a == "--quick") {
-      o.quick = true;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--runs") {
-      if (!number(1, 100))
-        return std::nullopt;
-      o.runs = static_cast<int>(x);
-      runs_set = true;
-    } else if (a == "--records") {
-      if (!number(10, 1e7))
-        return std::nullopt;
-      o.records = static_cast<size_t>(x);
-      records_set = true;
-    } else if (a == "--max-delay-us") {
-      if (!number(0, 1e7))
-        return std::nullopt;
-      o.max_delay_us = static_cast<int64_t>(x);
-    } else if (a == "--partitions") {
-      if (!number(1, 1000))
-        return std::nullopt;
-      o.partitions = static_cast<int>(x);
-    } else if (a == "--concurrency") {
-      if (!number(1, 1e6))
-        return std::nullopt;
-      o.concurrency = static_cast<size_t>(x);
-    } else if (a == "--ways") {
-      if (!value())
-        return std::nullopt;
-      std::istringstream in{v};
-      std::string w;
-      while (std::getline(in, w, ',')) {
-        if (w.empty())
-          continue;
-        auto& known = way_names();
-        if (std::find(known.begin(), known.end(), w) == known.end()) {
-          error = "unknown way '" + w + "'; known:";
-          for (auto& k : known)
-            error += ' ' + k;
-          return std::nullopt;
-        }
-        o.ways.push_back(w);
-      }
-      if (o.ways.empty()) {
-        error = "--ways needs at least one name";
-        return std::nullopt;
-      }
-    } else {
-      error = "unknown argument '" + a + "' (see --help)";
-      return std::nullopt;
-    }
+  CLI::App app{"keylane_kafka_bench"};
+  // main prints the help text.
+  keylane::cli::read_as_before(app, o.help);
+  // Whole numbers are read as doubles, so that "--records 1e6" stays valid.
+  double runs = o.runs, records = static_cast<double>(o.records),
+         max_delay = static_cast<double>(o.max_delay_us),
+         partitions = o.partitions,
+         concurrency = static_cast<double>(o.concurrency);
+  std::string ways;
+  app.add_flag("--quick", o.quick);
+  app.add_flag("--json", o.json);
+  auto runs_opt = app.add_option("--runs", runs)
+                    ->check(number_check(1, 100, true));
+  auto records_opt = app.add_option("--records", records)
+                       ->check(number_check(10, 1e7, true));
+  app.add_option("--max-delay-us", max_delay)
+    ->check(number_check(0, 1e7, true));
+  app.add_option("--partitions", partitions)
+    ->check(number_check(1, 1000, true));
+  app.add_option("--concurrency", concurrency)
+    ->check(number_check(1, 1e6, true));
+  app.add_option("--ways", ways)
+    ->check(keylane::cli::names_check(way_names(), "ways"));
+  if (auto e = keylane::cli::parse_or_error(app, argc, argv)) {
+    error = *e;
+    return std::nullopt;
   }
+  o.runs = static_cast<int>(runs);
+  o.records = static_cast<size_t>(records);
+  o.max_delay_us = static_cast<int64_t>(max_delay);
+  o.partitions = static_cast<int>(partitions);
+  o.concurrency = static_cast<size_t>(concurrency);
+  o.ways = keylane::cli::split_names(ways);
+  bool runs_set = runs_opt->count() > 0, records_set = records_opt->count() > 0;
   if (o.quick) {
     if (!runs_set)
       o.runs = 1;

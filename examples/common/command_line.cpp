@@ -82,15 +82,31 @@ CLI::Validator not_empty(const std::string& what) {
                         "PATH"};
 }
 
+void read_as_before(CLI::App& app, bool& help) {
+  // CLI11's default is to refuse a repeated option.
+  app.option_defaults()->multi_option_policy(
+    CLI::MultiOptionPolicy::TakeLast);
+  app.set_help_flag();
+  app.add_flag("-h,--help", help);
+}
+
+std::optional<std::string> parse_or_error(CLI::App& app, int argc,
+                                          char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return std::string{e.what()};
+  }
+  return std::nullopt;
+}
+
 command_line::command_line(std::string program, std::string help_text,
                            const std::string& help_flags)
   : program_(std::move(program)),
     help_text_(std::move(help_text)),
     app_(program_) {
-  // Every program took the last of a repeated option before CLI11, whose
-  // default is to refuse the repeat.
   app_.option_defaults()->multi_option_policy(
-    CLI::MultiOptionPolicy::TakeLast);
+    CLI::MultiOptionPolicy::TakeLast); // as read_as_before
   app_.set_help_flag(help_flags, "print this text");
 }
 

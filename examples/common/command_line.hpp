@@ -36,6 +36,25 @@ namespace keylane::cli {
 /// A CLI11 validator refusing an empty value: `what` says what it needs.
 [[nodiscard]] CLI::Validator not_empty(const std::string& what);
 
+/// Sets `app` up to read options as every program here always has: a
+/// repeated option takes the last value, and "-h"/"--help" is an ordinary
+/// flag into `help`, for a program that prints its own help text.
+void read_as_before(CLI::App& app, bool& help);
+
+/// Parses `argv` into `app`: nothing, or the mistake as text.
+[[nodiscard]] std::optional<std::string> parse_or_error(CLI::App& app,
+                                                        int argc, char** argv);
+
+/// An option given once per value and kept in order ("--set a=1 --set
+/// b=2"): one value each time, so "--set a=1 b=2" leaves "b=2" a mistake
+/// (or a positional argument) rather than a second value.
+inline CLI::Option* add_repeated(CLI::App& app, const std::string& name,
+                                 std::vector<std::string>& into) {
+  return app.add_option(name, into)
+    ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+    ->allow_extra_args(false);
+}
+
 /// One program's command line. Declare the options, then `parse`.
 ///
 /// Thread-safety: none; one thread parses.
@@ -70,11 +89,7 @@ public:
   template <class Config>
   void settings(Config& config, std::vector<std::string>& overrides) {
     text("--config", config)->check(not_empty("needs a file path"));
-    // One value per "--set", as before: "--set a=1 b=2" leaves "b=2" a
-    // mistake rather than a second override.
-    text("--set", overrides)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
+    add_repeated(app_, "--set", overrides);
   }
 
   /// Parses `argv`; prints the help and exits 0 for "--help", prints the

@@ -84,9 +84,7 @@ options parse_args(int argc, char** argv) {
   auto timeout = cl.count("--risk-timeout-ms", risk_timeout_ms, 0);
   cl.text("--fix-config", opts.fix_config);
   cl.text("--config", opts.config);
-  cl.text("--set", opts.overrides)
-    ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-    ->allow_extra_args(false);
+  keylane::cli::add_repeated(cl.app(), "--set", opts.overrides);
   cl.text("--journal", opts.journal);
   cl.text("--verify", opts.verify);
   cl.parse(argc, argv);
