@@ -12,6 +12,7 @@ namespace keylane::bench {
 
 namespace {
 
+using keylane::cli::add_whole;
 using keylane::cli::names_check;
 using keylane::cli::number_check;
 using keylane::cli::split_names;
@@ -95,20 +96,14 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
   // main prints the help text (it lists the ways and workloads).
   keylane::cli::read_as_before(app, o.help);
   std::string ways, workloads, schedulers, work;
-  // Whole numbers are read as doubles, so that "--events 1e6" stays valid.
-  double runs_n = o.runs, producers_n = o.producers,
-         events_n = static_cast<double>(o.events);
   bool no_plots = false, no_sysalloc = false;
   app.add_flag("--quick", o.quick);
   app.add_flag("--json", o.json);
   app.add_flag("--no-plots", no_plots);
   app.add_flag("--no-sysalloc", no_sysalloc);
-  auto runs = app.add_option("--runs", runs_n)
-                ->check(number_check(1, 1000, true));
-  app.add_option("--producers", producers_n)
-    ->check(number_check(1, 64, true));
-  auto events = app.add_option("--events", events_n)
-                  ->check(number_check(100, 1e8, true));
+  auto runs = add_whole(app, "--runs", o.runs, 1, 1000);
+  add_whole(app, "--producers", o.producers, 1, 64);
+  auto events = add_whole(app, "--events", o.events, 100, 1e8);
   app.add_option("--rate", o.rate)->check(number_check(1, 1e8, false));
   auto latency = app.add_option("--latency-seconds", o.latency_seconds)
                    ->check(number_check(0.001, 600, false));
@@ -126,9 +121,6 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
     error = *e;
     return std::nullopt;
   }
-  o.runs = static_cast<int>(runs_n);
-  o.producers = static_cast<int>(producers_n);
-  o.events = static_cast<size_t>(events_n);
   o.plots = !no_plots;
   o.sysalloc = !no_sysalloc;
   o.ways = split_names(ways);
@@ -141,14 +133,12 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
       o.work_ns.push_back(
         static_cast<uint64_t>(std::strtod(part.c_str(), nullptr)));
   }
-  bool runs_set = runs->count() > 0, events_set = events->count() > 0,
-       lat_set = latency->count() > 0;
   if (o.quick) {
-    if (!runs_set)
+    if (runs->count() == 0)
       o.runs = 1;
-    if (!events_set)
+    if (events->count() == 0)
       o.events = 5000;
-    if (!lat_set)
+    if (latency->count() == 0)
       o.latency_seconds = 0.1;
   }
   if (error = check_keylane_overrides(o.sets); !error.empty())

@@ -45,46 +45,30 @@ std::string usage(const char* argv0) {
 }
 
 std::optional<options> parse_args(int argc, char** argv, std::string& error) {
-  using keylane::cli::number_check;
+  using keylane::cli::add_whole;
   options o;
   CLI::App app{"keylane_kafka_bench"};
   // main prints the help text.
   keylane::cli::read_as_before(app, o.help);
-  // Whole numbers are read as doubles, so that "--records 1e6" stays valid.
-  double runs = o.runs, records = static_cast<double>(o.records),
-         max_delay = static_cast<double>(o.max_delay_us),
-         partitions = o.partitions,
-         concurrency = static_cast<double>(o.concurrency);
   std::string ways;
   app.add_flag("--quick", o.quick);
   app.add_flag("--json", o.json);
-  auto runs_opt = app.add_option("--runs", runs)
-                    ->check(number_check(1, 100, true));
-  auto records_opt = app.add_option("--records", records)
-                       ->check(number_check(10, 1e7, true));
-  app.add_option("--max-delay-us", max_delay)
-    ->check(number_check(0, 1e7, true));
-  app.add_option("--partitions", partitions)
-    ->check(number_check(1, 1000, true));
-  app.add_option("--concurrency", concurrency)
-    ->check(number_check(1, 1e6, true));
+  auto runs = add_whole(app, "--runs", o.runs, 1, 100);
+  auto records = add_whole(app, "--records", o.records, 10, 1e7);
+  add_whole(app, "--max-delay-us", o.max_delay_us, 0, 1e7);
+  add_whole(app, "--partitions", o.partitions, 1, 1000);
+  add_whole(app, "--concurrency", o.concurrency, 1, 1e6);
   app.add_option("--ways", ways)
     ->check(keylane::cli::names_check(way_names(), "ways"));
   if (auto e = keylane::cli::parse_or_error(app, argc, argv)) {
     error = *e;
     return std::nullopt;
   }
-  o.runs = static_cast<int>(runs);
-  o.records = static_cast<size_t>(records);
-  o.max_delay_us = static_cast<int64_t>(max_delay);
-  o.partitions = static_cast<int>(partitions);
-  o.concurrency = static_cast<size_t>(concurrency);
   o.ways = keylane::cli::split_names(ways);
-  bool runs_set = runs_opt->count() > 0, records_set = records_opt->count() > 0;
   if (o.quick) {
-    if (!runs_set)
+    if (runs->count() == 0)
       o.runs = 1;
-    if (!records_set)
+    if (records->count() == 0)
       o.records = 1000;
   }
   if (o.ways.empty())

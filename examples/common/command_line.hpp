@@ -55,6 +55,17 @@ inline CLI::Option* add_repeated(CLI::App& app, const std::string& name,
     ->allow_extra_args(false);
 }
 
+/// A whole-number option in [lo, hi] written as any number ("1e6" too,
+/// as the benchmarks have always taken it), stored in `into`.
+template <class Int>
+CLI::Option* add_whole(CLI::App& app, const std::string& name, Int& into,
+                       double lo, double hi) {
+  return app
+    .add_option_function<double>(
+      name, [&into](const double& x) { into = static_cast<Int>(x); })
+    ->check(number_check(lo, hi, true));
+}
+
 /// One program's command line. Declare the options, then `parse`.
 ///
 /// Thread-safety: none; one thread parses.
