@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The example programs' and the benchmarks' command lines, on CLI11: the
-// one header of theirs that includes it. Options are written "--name value" or
-// "--name=value", as before CLI11; "-h" or "--help" prints the program's
-// own help text (it explains scenarios and output, not just the options)
-// and exits 0; a mistake prints "<program>: <what>" and
-// "try '<program> --help'" and exits 2.
+// The example programs' and the benchmarks' command lines, on CLI11: their
+// one header that includes it (the operator tools' parser lives in the
+// library, detail/tool_command_line.hpp, and the exchange's load client,
+// C++14 for QuickFIX, includes CLI11 itself). Options are written
+// "--name value" or "--name=value", as before CLI11; "-h" or "--help"
+// prints the program's own help text (it explains scenarios and output,
+// not just the options) and exits 0; a mistake prints "<program>: <what>"
+// and "try '<program> --help'" and exits 2.
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <optional>
 #include <string>
 #include <vector>
