@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "args.hpp"
 
-#include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
+#include "command_line.hpp"
 #include "way.hpp"
 #include "workload.hpp"
 
@@ -13,40 +12,24 @@ namespace keylane::bench {
 
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in{s};
-  std::string part;
-  while (std::getline(in, part, ','))
-    if (!part.empty())
-      out.push_back(part);
-  return out;
-}
+using keylane::cli::add_whole;
+using keylane::cli::names_check;
+using keylane::cli::number_check;
+using keylane::cli::split_names;
 
-bool check_names(const std::vector<std::string>& given,
-                 const std::vector<std::string>& known, const char* what,
-                 std::string& error) {
-  if (given.empty()) {
-    error = std::string{"--"} + what + " needs at least one name";
-    return false;
-  }
-  for (auto& g : given)
-    if (std::find(known.begin(), known.end(), g) == known.end()) {
-      error = "unknown " + std::string{what} + " '" + g + "'; known:";
-      for (auto& k : known)
-        error += " " + k;
-      return false;
-    }
-  return true;
-}
-
-bool to_number(const std::string& s, double lo, double hi, double& out) {
-  if (s.empty())
-    return false;
-  errno = 0;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return errno == 0 && end && *end == '\0' && out >= lo && out <= hi;
+// --work: a list of whole nanoseconds, each checked.
+CLI::Validator work_check() {
+  return CLI::Validator{[](std::string& text) -> std::string {
+                          auto parts = split_names(text);
+                          if (parts.empty())
+                            return "needs at least one value";
+                          auto each = number_check(0, 1e7, true);
+                          for (auto part : parts)
+                            if (auto e = each(part); !e.empty())
+                              return e + " (whole nanoseconds)";
+                          return {};
+                        },
+                        "ns,ns"};
 }
 
 } // namespace
@@ -109,132 +92,53 @@ std::string usage(const char* argv0) {
 
 std::optional<options> parse_args(int argc, char** argv, std::string& error) {
   options o;
-  bool runs_set = false, events_set = false, lat_set = false;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    auto value = [&](std::string& out) {
-      if (i + 1 >= args.size()) {
-        error = a + " needs a value";
-        return false;
-      }
-      out = args[++i];
-      return true;
-    };
-    std::string v;
-    double x = 0;
-    if (a == "--quick") {
-      o.quick = true;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--no-plots") {
-      o.plots = false;
-    } else if (a == "--no-sysalloc") {
-      o.sysalloc = false;
-    } else if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--runs") {
-      if (!value(v))
-        return std::nullopt;
-      if (!to_number(v, 1, 1000, x) || x != static_cast<int>(x)) {
-        error = "--runs " + v + ": must be a whole number from 1 to 1000";
-        return std::nullopt;
-      }
-      o.runs = static_cast<int>(x);
-      runs_set = true;
-    } else if (a == "--producers") {
-      if (!value(v))
-        return std::nullopt;
-      if (!to_number(v, 1, 64, x) || x != static_cast<int>(x)) {
-        error = "--producers " + v + ": must be a whole number from 1 to 64";
-        return std::nullopt;
-      }
-      o.producers = static_cast<int>(x);
-    } else if (a == "--events") {
-      if (!value(v))
-        return std::nullopt;
-      if (!to_number(v, 100, 1e8, x) || x != static_cast<double>(static_cast<size_t>(x))) {
-        error = "--events " + v + ": must be a whole number from 100 to 1e8";
-        return std::nullopt;
-      }
-      o.events = static_cast<size_t>(x);
-      events_set = true;
-    } else if (a == "--rate") {
-      if (!value(v))
-        return std::nullopt;
-      if (!to_number(v, 1, 1e8, x)) {
-        error = "--rate " + v + ": must be a number from 1 to 1e8";
-        return std::nullopt;
-      }
-      o.rate = x;
-    } else if (a == "--latency-seconds") {
-      if (!value(v))
-        return std::nullopt;
-      if (!to_number(v, 0.001, 600, x)) {
-        error = "--latency-seconds " + v + ": must be from 0.001 to 600";
-        return std::nullopt;
-      }
-      o.latency_seconds = x;
-      lat_set = true;
-    } else if (a == "--work") {
-      if (!value(v))
-        return std::nullopt;
-      o.work_ns.clear();
-      for (auto& part : split(v)) {
-        if (!to_number(part, 0, 1e7, x) || x != static_cast<double>(static_cast<uint64_t>(x))) {
-          error = "--work " + part + ": must be whole nanoseconds from 0 to 1e7";
-          return std::nullopt;
-        }
-        o.work_ns.push_back(static_cast<uint64_t>(x));
-      }
-      if (o.work_ns.empty()) {
-        error = "--work needs at least one value";
-        return std::nullopt;
-      }
-    } else if (a == "--ways") {
-      if (!value(v))
-        return std::nullopt;
-      o.ways = split(v);
-      if (!check_names(o.ways, way_names(), "ways", error))
-        return std::nullopt;
-    } else if (a == "--workloads") {
-      if (!value(v))
-        return std::nullopt;
-      o.workloads = split(v);
-      if (!check_names(o.workloads, workload_names(), "workloads", error))
-        return std::nullopt;
-    } else if (a == "--schedulers") {
-      if (!value(v))
-        return std::nullopt;
-      o.schedulers = split(v);
-      if (!check_names(o.schedulers, {"sharing", "stealing"}, "schedulers", error))
-        return std::nullopt;
-    } else if (a == "--results") {
-      if (!value(v))
-        return std::nullopt;
-      if (v.empty()) {
-        error = "--results needs a directory";
-        return std::nullopt;
-      }
-      o.results = v;
-    } else if (a == "--set") {
-      if (!value(v))
-        return std::nullopt;
-      o.sets.push_back(v);
-    } else if (a == "--child-out") {
-      if (!value(o.child_out))
-        return std::nullopt;
-    } else {
-      error = "unknown argument '" + a + "' (see --help)";
-      return std::nullopt;
-    }
+  CLI::App app{"keylane_bench"};
+  // main prints the help text (it lists the ways and workloads).
+  keylane::cli::read_as_before(app, o.help);
+  std::string ways, workloads, schedulers, work;
+  bool no_plots = false, no_sysalloc = false;
+  app.add_flag("--quick", o.quick);
+  app.add_flag("--json", o.json);
+  app.add_flag("--no-plots", no_plots);
+  app.add_flag("--no-sysalloc", no_sysalloc);
+  auto runs = add_whole(app, "--runs", o.runs, 1, 1000);
+  add_whole(app, "--producers", o.producers, 1, 64);
+  auto events = add_whole(app, "--events", o.events, 100, 1e8);
+  app.add_option("--rate", o.rate)->check(number_check(1, 1e8, false));
+  auto latency = app.add_option("--latency-seconds", o.latency_seconds)
+                   ->check(number_check(0.001, 600, false));
+  app.add_option("--work", work)->check(work_check());
+  app.add_option("--ways", ways)->check(names_check(way_names(), "ways"));
+  app.add_option("--workloads", workloads)
+    ->check(names_check(workload_names(), "workloads"));
+  app.add_option("--schedulers", schedulers)
+    ->check(names_check({"sharing", "stealing"}, "schedulers"));
+  app.add_option("--results", o.results)
+    ->check(keylane::cli::not_empty("needs a directory"));
+  keylane::cli::add_repeated(app, "--set", o.sets);
+  app.add_option("--child-out", o.child_out);
+  if (auto e = keylane::cli::parse_or_error(app, argc, argv)) {
+    error = *e;
+    return std::nullopt;
+  }
+  o.plots = !no_plots;
+  o.sysalloc = !no_sysalloc;
+  o.ways = split_names(ways);
+  o.workloads = split_names(workloads);
+  if (!schedulers.empty())
+    o.schedulers = split_names(schedulers);
+  if (!work.empty()) {
+    o.work_ns.clear();
+    for (auto& part : split_names(work))
+      o.work_ns.push_back(
+        static_cast<uint64_t>(std::strtod(part.c_str(), nullptr)));
   }
   if (o.quick) {
-    if (!runs_set)
+    if (runs->count() == 0)
       o.runs = 1;
-    if (!events_set)
+    if (events->count() == 0)
       o.events = 5000;
-    if (!lat_set)
+    if (latency->count() == 0)
       o.latency_seconds = 0.1;
   }
   if (error = check_keylane_overrides(o.sets); !error.empty())

@@ -25,6 +25,8 @@
 #include <keylane/errc.hpp>
 #include <keylane/runtime.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 using namespace keylane;
@@ -46,31 +48,23 @@ struct down : handler<std::string, std::string> {
   }
 };
 
-bool parse(int argc, char** argv, options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> const char* {
-      return i + 1 < argc ? argv[++i] : nullptr;
-    };
-    const char* v = nullptr;
-    if (a == "--events" && (v = next()))
-      o.events = std::strtoull(v, nullptr, 10);
-    else if (a == "--keys" && (v = next()))
-      o.keys = std::strtoull(v, nullptr, 10);
-    else if (a == "--runs" && (v = next()))
-      o.runs = std::strtoull(v, nullptr, 10);
-    else if (a == "--threads" && (v = next()))
-      o.threads = std::strtoull(v, nullptr, 10);
-    else if (a == "--dir" && (v = next()))
-      o.dir = v;
-    else if (a == "--store" && (v = next()) && std::string{v} == "sqlite")
-      o.store = park_mode::sqlite;
-    else if (a == "--store" && v && std::string{v} == "memory")
-      o.store = park_mode::memory;
-    else
-      return false;
-  }
-  return o.events > 0 && o.keys > 0 && o.runs > 0;
+constexpr const char* usage
+  = "usage: park_bench [--events N] [--keys K] [--runs R]"
+    " [--store sqlite|memory] [--dir DIR] [--threads T]\n";
+
+options parse(int argc, char** argv) {
+  options o;
+  std::string store = "sqlite";
+  keylane::cli::command_line cl{"park_bench", usage};
+  cl.count("--events", o.events, 1);
+  cl.count("--keys", o.keys, 1);
+  cl.count("--runs", o.runs, 1);
+  cl.count("--threads", o.threads, 0);
+  cl.text("--dir", o.dir);
+  cl.text("--store", store)->check(CLI::IsMember({"sqlite", "memory"}));
+  cl.parse(argc, argv);
+  o.store = store == "sqlite" ? park_mode::sqlite : park_mode::memory;
+  return o;
 }
 
 // One run: submits every event, waits for every tombstone; events/s.
@@ -145,12 +139,7 @@ double run_once(const options& o, size_t run) {
 } // namespace
 
 int main(int argc, char** argv) {
-  options o;
-  if (!parse(argc, argv, o)) {
-    std::cerr << "usage: park_bench [--events N] [--keys K] [--runs R]"
-                 " [--store sqlite|memory] [--dir DIR] [--threads T]\n";
-    return 2;
-  }
+  auto o = parse(argc, argv);
   std::printf("park rate, downstream down: every event parks (%u cores)\n",
               std::thread::hardware_concurrency());
   std::printf("%-4s %-7s %9s %7s %9s %12s\n", "RUN", "STORE", "EVENTS",

@@ -8,12 +8,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <keylane/runtime.hpp>
+
+#include "command_line.hpp"
 
 namespace {
 
@@ -71,17 +72,13 @@ double run_once(keylane::scheduler_policy policy, const workload& w,
 } // namespace
 
 int main(int argc, char** argv) {
-  size_t events = 200000;
-  int runs = 5;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      events = 20000;
-      runs = 3;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  bool quick = false;
+  keylane::cli::command_line cl{"scheduler_choice",
+                                "usage: scheduler_choice [--quick]\n"};
+  cl.flag("--quick", quick);
+  cl.parse(argc, argv);
+  size_t events = quick ? 20000 : 200000;
+  int runs = quick ? 3 : 5;
   const workload loads[] = {
     {"uniform_10k_unbounded", 10000, false, keylane::unbounded},
     {"uniform_10k_window_1024", 10000, false, 1024},

@@ -1,26 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kafka_args.hpp"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <sstream>
+
+#include "command_line.hpp"
 
 namespace keylane::bench::kafka {
 
-namespace {
-
-bool whole(const std::string& s, double lo, double hi, double& out) {
-  if (s.empty())
-    return false;
-  errno = 0;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return errno == 0 && end && *end == '\0' && out >= lo && out <= hi
-         && out == static_cast<double>(static_cast<int64_t>(out));
-}
-
-} // namespace
 
 const std::vector<std::string>& way_names() {
   static const std::vector<std::string> names{
@@ -59,91 +45,30 @@ std::string usage(const char* argv0) {
 }
 
 std::optional<options> parse_args(int argc, char** argv, std::string& error) {
+  using keylane::cli::add_whole;
   options o;
-  bool runs_set = false, records_set = false;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    std::string v;
-    auto value = [&] {
-      if (i + 1 >= args.size()) {
-        error = a + " needs a value";
-        return false;
-      }
-      v = args[++i];
-      return true;
-    };
-    double x = 0;
-    auto number = [&](double lo, double hi) {
-      if (!value())
-        return false;
-      if (!whole(v, lo, hi, x)) {
-        std::ostringstream m;
-        m << a << ' ' << v << ": must be a whole number from " << lo
-          << " to " << hi;
-        error = m.str();
-        return false;
-      }
-      return true;
-    };
-    if (a == "--quick") {
-      o.quick = true;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--runs") {
-      if (!number(1, 100))
-        return std::nullopt;
-      o.runs = static_cast<int>(x);
-      runs_set = true;
-    } else if (a == "--records") {
-      if (!number(10, 1e7))
-        return std::nullopt;
-      o.records = static_cast<size_t>(x);
-      records_set = true;
-    } else if (a == "--max-delay-us") {
-      if (!number(0, 1e7))
-        return std::nullopt;
-      o.max_delay_us = static_cast<int64_t>(x);
-    } else if (a == "--partitions") {
-      if (!number(1, 1000))
-        return std::nullopt;
-      o.partitions = static_cast<int>(x);
-    } else if (a == "--concurrency") {
-      if (!number(1, 1e6))
-        return std::nullopt;
-      o.concurrency = static_cast<size_t>(x);
-    } else if (a == "--ways") {
-      if (!value())
-        return std::nullopt;
-      std::istringstream in{v};
-      std::string w;
-      while (std::getline(in, w, ',')) {
-        if (w.empty())
-          continue;
-        auto& known = way_names();
-        if (std::find(known.begin(), known.end(), w) == known.end()) {
-          error = "unknown way '" + w + "'; known:";
-          for (auto& k : known)
-            error += ' ' + k;
-          return std::nullopt;
-        }
-        o.ways.push_back(w);
-      }
-      if (o.ways.empty()) {
-        error = "--ways needs at least one name";
-        return std::nullopt;
-      }
-    } else {
-      error = "unknown argument '" + a + "' (see --help)";
-      return std::nullopt;
-    }
+  CLI::App app{"keylane_kafka_bench"};
+  // main prints the help text.
+  keylane::cli::read_as_before(app, o.help);
+  std::string ways;
+  app.add_flag("--quick", o.quick);
+  app.add_flag("--json", o.json);
+  auto runs = add_whole(app, "--runs", o.runs, 1, 100);
+  auto records = add_whole(app, "--records", o.records, 10, 1e7);
+  add_whole(app, "--max-delay-us", o.max_delay_us, 0, 1e7);
+  add_whole(app, "--partitions", o.partitions, 1, 1000);
+  add_whole(app, "--concurrency", o.concurrency, 1, 1e6);
+  app.add_option("--ways", ways)
+    ->check(keylane::cli::names_check(way_names(), "ways"));
+  if (auto e = keylane::cli::parse_or_error(app, argc, argv)) {
+    error = *e;
+    return std::nullopt;
   }
+  o.ways = keylane::cli::split_names(ways);
   if (o.quick) {
-    if (!runs_set)
+    if (runs->count() == 0)
       o.runs = 1;
-    if (!records_set)
+    if (records->count() == 0)
       o.records = 1000;
   }
   if (o.ways.empty())

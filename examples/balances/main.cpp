@@ -18,6 +18,8 @@
 #include <keylane/runtime.hpp>
 #include <keylane/stateful_handler.hpp>
 
+#include <command_line.hpp>
+
 struct account {
   long balance = 0;
 };
@@ -39,19 +41,22 @@ struct balances : keylane::stateful_handler<long, long, account> {
 };
 
 int main(int argc, char** argv) {
-  if (argc < 3 || std::string{argv[1]} != "--state") {
-    std::fprintf(stderr, "usage: balances --state DIR ACCOUNT=AMOUNT...\n");
-    return 2;
-  }
+  std::string dir;
+  std::vector<std::string> args;
+  keylane::cli::command_line cl{
+    "balances", "usage: balances --state DIR ACCOUNT=AMOUNT...\n"};
+  cl.text("--state", dir)->required();
+  cl.app().add_option("events", args);
+  cl.parse(argc, argv);
   std::vector<std::pair<std::string, long>> events;
-  for (int i = 3; i < argc; ++i) {
-    std::string arg = argv[i];
+  for (auto& arg : args) {
     auto eq = arg.find('=');
     char* end = nullptr;
     long amount = eq == std::string::npos
                     ? 0 : std::strtol(arg.c_str() + eq + 1, &end, 10);
     if (eq == 0 || eq == std::string::npos || end == nullptr || *end != '\0') {
-      std::fprintf(stderr, "balances: '%s' is not ACCOUNT=AMOUNT\n", argv[i]);
+      std::fprintf(stderr, "balances: '%s' is not ACCOUNT=AMOUNT\n",
+                   arg.c_str());
       return 2;
     }
     events.emplace_back(arg.substr(0, eq), amount);
@@ -60,7 +65,7 @@ int main(int argc, char** argv) {
   cfg.order = keylane::order_mode::global;
   cfg.park = keylane::park_mode::none; // a refused event ends as failed
   cfg.state_store = keylane::state_backend::rocksdb;
-  cfg.state_path = argv[2];
+  cfg.state_path = dir;
   std::mutex mtx;
   std::map<std::string, long> last;
   auto rt = keylane::runtime<long, long>::start(

@@ -54,7 +54,6 @@ public:
 
 private:
   FILE* file_ = nullptr;
-  std::string line_;
 };
 
 /// A whole journal, read back.

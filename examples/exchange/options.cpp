@@ -5,7 +5,7 @@
 #include <iostream>
 #include <unistd.h>
 
-#include "arg_reader.hpp"
+#include "command_line.hpp"
 
 namespace exchange {
 
@@ -70,53 +70,39 @@ std::string beside_program(const char* file) {
 
 options parse_args(int argc, char** argv) {
   options opts;
-  keylane::cli::arg_reader args{"exchange", argc, argv};
-  while (args.next()) {
-    if (args.flag("--help") || args.flag("-h")) {
-      std::cout << usage;
-      std::exit(0);
-    } else if (args.flag("--json")) {
-      opts.json = true;
-    } else if (args.flag("--no-risk")) {
-      opts.books.risk = false;
-    } else if (auto v = args.value("--matcher")) {
-      if (*v != "keylane" && *v != "single")
-        args.fail("--matcher must be keylane or single, not '" + *v + "'");
-      opts.matcher = *v;
-    } else if (auto n = args.count("--port", 1)) {
-      if (*n > 65535)
-        args.fail("--port must be 1 to 65535");
-      opts.port = static_cast<int>(*n);
-    } else if (auto n = args.count("--symbols", 1)) {
-      if (*n > 10000000)
-        args.fail("--symbols must be 1 to 10000000");
-      opts.books.symbols = static_cast<uint32_t>(*n);
-    } else if (auto v = args.value("--risk-us")) {
-      unsigned a = 0, b = 0;
-      char tail = 0;
-      if (std::sscanf(v->c_str(), "%u-%u%c", &a, &b, &tail) != 2 || a > b
-          || b > 10000000)
-        args.fail("--risk-us must be MIN-MAX in microseconds, e.g. 50-200");
-      opts.books.risk_cfg.min_delay_us = a;
-      opts.books.risk_cfg.max_delay_us = b;
-    } else if (auto n = args.count("--session-queue", 0)) {
-      opts.session_queue = static_cast<size_t>(*n);
-    } else if (auto n = args.count("--risk-timeout-ms", 0)) {
-      opts.books.risk_timeout = std::chrono::milliseconds{*n};
-    } else if (auto v = args.value("--fix-config")) {
-      opts.fix_config = *v;
-    } else if (auto v = args.value("--config")) {
-      opts.config = *v;
-    } else if (auto v = args.value("--set")) {
-      opts.overrides.push_back(*v);
-    } else if (auto v = args.value("--journal")) {
-      opts.journal = *v;
-    } else if (auto v = args.value("--verify")) {
-      opts.verify = *v;
-    } else {
-      args.fail("unknown argument '" + args.arg() + "'");
-    }
+  keylane::cli::command_line cl{"exchange", usage};
+  bool no_risk = false;
+  std::optional<std::string> risk_us;
+  uint64_t risk_timeout_ms = 0;
+  cl.flag("--json", opts.json);
+  cl.flag("--no-risk", no_risk);
+  cl.text("--matcher", opts.matcher);
+  cl.count("--port", opts.port, 1, 65535);
+  cl.count("--symbols", opts.books.symbols, 1, 10000000);
+  cl.text("--risk-us", risk_us);
+  cl.count("--session-queue", opts.session_queue, 0);
+  auto timeout = cl.count("--risk-timeout-ms", risk_timeout_ms, 0);
+  cl.text("--fix-config", opts.fix_config);
+  cl.text("--config", opts.config);
+  keylane::cli::add_repeated(cl.app(), "--set", opts.overrides);
+  cl.text("--journal", opts.journal);
+  cl.text("--verify", opts.verify);
+  cl.parse(argc, argv);
+  if (opts.matcher != "keylane" && opts.matcher != "single")
+    cl.fail("--matcher must be keylane or single, not '" + opts.matcher + "'");
+  if (no_risk)
+    opts.books.risk = false;
+  if (risk_us) {
+    unsigned a = 0, b = 0;
+    char tail = 0;
+    if (std::sscanf(risk_us->c_str(), "%u-%u%c", &a, &b, &tail) != 2 || a > b
+        || b > 10000000)
+      cl.fail("--risk-us must be MIN-MAX in microseconds, e.g. 50-200");
+    opts.books.risk_cfg.min_delay_us = a;
+    opts.books.risk_cfg.max_delay_us = b;
   }
+  if (timeout->count() > 0)
+    opts.books.risk_timeout = std::chrono::milliseconds{risk_timeout_ms};
   if (opts.fix_config.empty())
     opts.fix_config = beside_program("exchange.fix.cfg");
   if (!opts.config) {

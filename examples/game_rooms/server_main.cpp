@@ -18,7 +18,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
-#include <arg_reader.hpp>
+#include <command_line.hpp>
 
 #include "keylane_rooms.hpp"
 #include "listener.hpp"
@@ -48,7 +48,8 @@ constexpr const char* usage =
 } // namespace
 
 int main(int argc, char** argv) {
-  keylane::cli::arg_reader args{"game_rooms", argc, argv};
+  // Only "--help": "-h" has always been a mistake here.
+  keylane::cli::command_line cl{"game_rooms", usage, "--help"};
   unsigned short port = 8080;
   std::string bind = "127.0.0.1", engine = "keylane", state_dir;
   size_t rooms = 100, max_rooms = 512, threads = 0, io_threads = 1;
@@ -59,47 +60,25 @@ int main(int argc, char** argv) {
   // 67 ms at 1024, 1,000 bots over 1,000 rooms; docs/game_rooms.md).
   size_t lane_batch = 1024;
   uint32_t tick_cost = 50;
-  while (args.next()) {
-    if (args.flag("--help")) {
-      std::fputs(usage, stdout);
-      return 0;
-    }
-    if (auto v = args.count("--port", 0)) {
-      if (*v > 65535)
-        args.fail("--port must be <= 65535");
-      port = static_cast<unsigned short>(*v);
-    } else if (auto v = args.value("--bind")) {
-      bind = *v;
-    } else if (auto v = args.count("--rooms", 1)) {
-      rooms = *v;
-    } else if (auto v = args.count("--max-rooms", 1)) {
-      max_rooms = *v;
-    } else if (auto v = args.value("--rooms-on")) {
-      if (*v != "keylane" && *v != "single_loop")
-        args.fail("--rooms-on must be keylane or single_loop");
-      engine = *v;
-    } else if (auto v = args.count("--tick-cost-us", 0)) {
-      tick_cost = static_cast<uint32_t>(*v);
-    } else if (auto v = args.count("--threads", 0)) {
-      threads = *v;
-    } else if (auto v = args.count("--io-threads", 1)) {
-      io_threads = *v;
-    } else if (auto v = args.value("--state")) {
-      state_dir = *v;
-    } else if (auto v = args.count("--linger-ms", 0)) {
-      linger = *v;
-    } else if (auto v = args.count("--lane-batch", 1)) {
-      lane_batch = *v;
-    } else if (auto v = args.count("--max-message", 16)) {
-      max_message = *v;
-    } else if (auto v = args.count("--outbound-kb", 1)) {
-      outbound_kb = *v;
-    } else if (auto v = args.count("--sndbuf", 0)) {
-      sndbuf = *v;
-    } else {
-      args.fail("unknown argument '" + args.arg() + "'");
-    }
-  }
+  uint64_t port_number = port;
+  cl.count("--port", port_number, 0, 65535);
+  cl.text("--bind", bind);
+  cl.count("--rooms", rooms, 1);
+  cl.count("--max-rooms", max_rooms, 1);
+  cl.text("--rooms-on", engine);
+  cl.count("--tick-cost-us", tick_cost, 0);
+  cl.count("--threads", threads, 0);
+  cl.count("--io-threads", io_threads, 1);
+  cl.text("--state", state_dir);
+  cl.count("--linger-ms", linger, 0);
+  cl.count("--lane-batch", lane_batch, 1);
+  cl.count("--max-message", max_message, 16);
+  cl.count("--outbound-kb", outbound_kb, 1);
+  cl.count("--sndbuf", sndbuf, 0);
+  cl.parse(argc, argv);
+  if (engine != "keylane" && engine != "single_loop")
+    cl.fail("--rooms-on must be keylane or single_loop");
+  port = static_cast<unsigned short>(port_number);
 
   game::server_stats stats;
   game::world w{rooms, max_rooms, stats};

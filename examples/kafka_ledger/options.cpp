@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <arg_reader.hpp>
+#include <command_line.hpp>
 
 namespace kafka_ledger {
 
@@ -46,35 +46,18 @@ arguments, a bad config file or a bad --set.
 options parse_args(int argc, char** argv) {
   options o;
   o.config = KAFKA_LEDGER_CONFIG;
-  keylane::cli::arg_reader args{"kafka_ledger", argc, argv};
-  while (args.next()) {
-    if (args.flag("--help") || args.flag("-h")) {
-      std::cout << usage;
-      std::exit(0);
-    } else if (args.flag("--no-kill")) {
-      o.kill = false;
-    } else if (args.flag("--json")) {
-      o.json = true;
-    } else if (args.flag("--consume")) {
-      o.consume = true;
-    } else if (auto n = args.count("--consumers", 1)) {
-      o.consumers = static_cast<int>(*n);
-    } else if (auto n = args.count("--events", 1)) {
-      o.events = static_cast<int>(*n);
-    } else if (auto n = args.count("--accounts", 1)) {
-      o.accounts = static_cast<int>(*n);
-    } else if (auto v = args.value("--bootstrap")) {
-      o.bootstrap = *v;
-    } else if (auto v = args.value("--config")) {
-      if (v->empty())
-        args.fail("--config needs a file path");
-      o.config = *v;
-    } else if (auto v = args.value("--set")) {
-      o.sets.push_back(*v);
-    } else {
-      args.fail("unknown argument '" + args.arg() + "'");
-    }
-  }
+  bool no_kill = false;
+  keylane::cli::command_line cl{"kafka_ledger", usage};
+  cl.flag("--no-kill", no_kill);
+  cl.flag("--json", o.json);
+  cl.flag("--consume", o.consume);
+  cl.count("--consumers", o.consumers, 1);
+  cl.count("--events", o.events, 1);
+  cl.count("--accounts", o.accounts, 1);
+  cl.text("--bootstrap", o.bootstrap);
+  cl.settings(o.config, o.sets);
+  cl.parse(argc, argv);
+  o.kill = !no_kill;
   return o;
 }
 

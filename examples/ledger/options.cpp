@@ -5,7 +5,7 @@
 #include <iostream>
 #include <string>
 
-#include "arg_reader.hpp"
+#include "command_line.hpp"
 
 namespace ledger {
 
@@ -77,34 +77,20 @@ SIGINT or SIGTERM ended the serving.
 
 options parse_args(int argc, char** argv) {
   options opts;
-  keylane::cli::arg_reader args{"ledger", argc, argv};
-  while (args.next()) {
-    if (args.flag("--help") || args.flag("-h")) {
-      std::cout << usage;
-      std::exit(0);
-    } else if (args.flag("--json")) {
-      opts.json = true;
-    } else if (args.flag("--serve")) {
-      opts.serve = true;
-    } else if (auto v = args.value("--scenario")) {
-      if (*v == "hot")
-        opts.which = scenario::hot;
-      else if (*v == "retry")
-        opts.which = scenario::retry;
-      else
-        args.fail("--scenario must be hot or retry, got '" + *v + "'");
-    } else if (auto v = args.value("--set")) {
-      opts.settings.overrides.push_back(*v);
-    } else if (auto n = args.count("--seed", 0)) {
-      opts.seed = *n;
-    } else if (auto v = args.value("--config")) {
-      if (v->empty())
-        args.fail("--config needs a file path");
-      opts.settings.config = *v;
-    } else {
-      args.fail("unknown argument '" + args.arg() + "'");
-    }
-  }
+  std::string which = "hot";
+  keylane::cli::command_line cl{"ledger", usage};
+  cl.flag("--json", opts.json);
+  cl.flag("--serve", opts.serve);
+  cl.text("--scenario", which);
+  cl.count("--seed", opts.seed, 0);
+  cl.settings(opts.settings.config, opts.settings.overrides);
+  cl.parse(argc, argv);
+  if (which == "hot")
+    opts.which = scenario::hot;
+  else if (which == "retry")
+    opts.which = scenario::retry;
+  else
+    cl.fail("--scenario must be hot or retry, got '" + which + "'");
   opts.settings.retry = opts.which == scenario::retry;
   return opts;
 }

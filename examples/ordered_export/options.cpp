@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "arg_reader.hpp"
+#include "command_line.hpp"
 
 namespace ordered_export {
 
@@ -75,31 +75,14 @@ config file or a bad --set.
 
 options parse_args(int argc, char** argv) {
   options opts;
-  keylane::cli::arg_reader args{"ordered_export", argc, argv};
-  while (args.next()) {
-    if (args.flag("--help") || args.flag("-h")) {
-      std::cout << usage;
-      std::exit(0);
-    } else if (args.flag("--json")) {
-      opts.json = true;
-    } else if (args.flag("--quick")) {
-      opts.quick = true;
-    } else if (args.flag("--serve")) {
-      opts.serve = true;
-    } else if (auto n = args.count("--items", 1)) {
-      opts.items = *n;
-    } else if (auto n = args.count("--seed", 0)) {
-      opts.seed = *n;
-    } else if (auto v = args.value("--set")) {
-      opts.settings.overrides.push_back(*v);
-    } else if (auto v = args.value("--config")) {
-      if (v->empty())
-        args.fail("--config needs a file path");
-      opts.settings.config = *v;
-    } else {
-      args.fail("unknown argument '" + args.arg() + "'");
-    }
-  }
+  keylane::cli::command_line cl{"ordered_export", usage};
+  cl.flag("--json", opts.json);
+  cl.flag("--quick", opts.quick);
+  cl.flag("--serve", opts.serve);
+  cl.count("--items", opts.items, 1);
+  cl.count("--seed", opts.seed, 0);
+  cl.settings(opts.settings.config, opts.settings.overrides);
+  cl.parse(argc, argv);
   return opts;
 }
 

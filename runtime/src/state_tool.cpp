@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The state tool's command line: parses it as keylane-park does (same
-// options, same exit statuses), finds DIR (given, or state.path of a
+// The state tool: parses its command line as keylane-park does (one parser,
+// detail/tool_command_line.hpp), finds DIR (given, or state.path of a
 // config file), opens the store and runs one command of
 // state_tool_commands.cpp.
 
 #include "keylane/state_tool.hpp"
 
-#include <charconv>
-#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -16,6 +14,7 @@
 #include <vector>
 
 #include "state_tool_commands.hpp"
+#include "keylane/detail/tool_command_line.hpp"
 #include "keylane/config_loader.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/key.hpp"
@@ -28,6 +27,7 @@ namespace {
 using detail::tool_exit_failed;
 using detail::tool_exit_ok;
 using detail::tool_exit_usage;
+using detail::tool_command_line;
 using detail::tool_failure;
 
 // %1$s: the program's name.
@@ -77,15 +77,6 @@ holds a damaged record (list and export still print the others), 2 wrong
 usage.
 )";
 
-/// The parsed command line.
-struct command_line {
-  std::string command;
-  std::string dir;
-  std::optional<key> k;
-  std::optional<std::string> config; // --config
-  std::vector<std::string> sets;     // --set, in order
-};
-
 /// The tool's name in messages: argv[0]'s file name.
 std::string program_name(int argc, char** argv) {
   if (argc < 1 || argv[0] == nullptr || *argv[0] == '\0')
@@ -102,108 +93,8 @@ std::string help(const std::string& prog) {
   return out;
 }
 
-class parser {
-public:
-  explicit parser(std::string prog) : prog_(std::move(prog)) {}
-
-  std::optional<tool_failure> parse(int argc, char** argv, command_line& cl,
-                                    bool& want_help) {
-    std::vector<std::string> args;
-    bool int_key = false;
-    bool options = true;
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      auto value = [&](const char* name) -> std::optional<std::string> {
-        auto eq = std::string{name} + "=";
-        if (a.rfind(eq, 0) == 0)
-          return a.substr(eq.size());
-        if (a == name && i + 1 < argc)
-          return std::string{argv[++i]};
-        return std::nullopt;
-      };
-      if (options && (a == "-h" || a == "--help")) {
-        want_help = true;
-      } else if (options && a == "--int-key") {
-        int_key = true;
-      } else if (options && (a == "--config" || a.rfind("--config=", 0) == 0)) {
-        auto v = value("--config");
-        if (!v)
-          return usage("--config needs a PATH");
-        cl.config = std::move(*v);
-      } else if (options && (a == "--set" || a.rfind("--set=", 0) == 0)) {
-        auto v = value("--set");
-        if (!v)
-          return usage("--set needs SECTION.KEY=VALUE");
-        cl.sets.push_back(std::move(*v));
-      } else if (options && a == "--") {
-        options = false;
-      } else if (options && a.size() > 1 && a[0] == '-') {
-        return usage("unknown option '" + a + "'");
-      } else {
-        args.push_back(std::move(a));
-      }
-    }
-    if (want_help)
-      return std::nullopt;
-    if (args.empty())
-      return usage("missing COMMAND (list, show, export or erase)");
-    cl.command = args[0];
-    // With --config or --set, DIR comes from the settings: one argument less.
-    auto from_settings = cl.config || !cl.sets.empty();
-    if (from_settings)
-      args.insert(args.begin() + 1, std::string{});
-    size_t min_args = 2, max_args = 3;
-    if (cl.command == "list")
-      max_args = 2;
-    else if (cl.command == "show" || cl.command == "erase")
-      min_args = 3;
-    else if (cl.command != "export")
-      return usage("unknown command '" + cl.command
-                   + "' (list, show, export or erase)");
-    if (args.size() < min_args)
-      return usage("'" + cl.command + "' needs "
-                   + (from_settings ? "KEY (DIR comes from the config)"
-                      : min_args == 2 ? "DIR"
-                                      : "DIR and KEY"));
-    if (args.size() > max_args)
-      return usage("'" + cl.command + "' takes "
-                   + (from_settings
-                        ? (max_args == 2 ? "no argument" : "only KEY")
-                            + std::string{" with --config or --set (DIR"
-                                          " comes from the config)"}
-                      : max_args == 2 ? std::string{"only DIR"}
-                                      : std::string{"DIR and KEY"})
-                   + "; unexpected '" + args[max_args] + "'");
-    cl.dir = args[1];
-    if (args.size() < 3) {
-      if (int_key)
-        return usage("--int-key needs a KEY");
-      return std::nullopt;
-    }
-    const auto& text = args[2];
-    if (!int_key) {
-      cl.k = key{text};
-      return std::nullopt;
-    }
-    uint64_t x = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-    if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
-      return usage("--int-key: KEY '" + text
-                   + "' is not an unsigned 64-bit decimal integer");
-    cl.k = key{x};
-    return std::nullopt;
-  }
-
-private:
-  tool_failure usage(const std::string& what) const {
-    return {tool_exit_usage, what + "\n(see '" + prog_ + " --help')"};
-  }
-
-  std::string prog_;
-};
-
 /// DIR from --config and --set: state.path of a "rocksdb" state store.
-std::optional<tool_failure> dir_from_settings(command_line& cl,
+std::optional<tool_failure> dir_from_settings(tool_command_line& cl,
                                               const std::string& prog) {
   settings s;
   if (cl.config) {
@@ -223,16 +114,16 @@ std::optional<tool_failure> dir_from_settings(command_line& cl,
                         s.origin + ": state.store = \""
                           + to_string(s.state_store) + "\": " + prog
                           + " reads only a \"rocksdb\" state store"};
-  cl.dir = s.state_path;
+  cl.target = s.state_path;
   return std::nullopt;
 }
 
 /// Opens DIR without ever creating a store: read-only for list, show and
 /// export; for erase, read-only first (which refuses a missing, empty or
 /// foreign directory), then for writing.
-std::optional<tool_failure> open(const command_line& cl,
+std::optional<tool_failure> open(const tool_command_line& cl,
                                  std::unique_ptr<state_store>& out) {
-  auto ro = open_rocksdb_state_store(cl.dir, true);
+  auto ro = open_rocksdb_state_store(cl.target, true);
   if (!ro)
     return tool_failure{tool_exit_failed, render(ro.error())};
   if (cl.command != "erase") {
@@ -240,7 +131,7 @@ std::optional<tool_failure> open(const command_line& cl,
     return std::nullopt;
   }
   ro->reset();
-  auto rw = open_rocksdb_state_store(cl.dir, false);
+  auto rw = open_rocksdb_state_store(cl.target, false);
   if (!rw)
     return tool_failure{tool_exit_failed, render(rw.error())};
   out = std::move(*rw);
@@ -250,27 +141,27 @@ std::optional<tool_failure> open(const command_line& cl,
 std::optional<tool_failure> run(int argc, char** argv,
                                 const state_renderer& renderer,
                                 detail::tool_output& io) {
-  command_line cl;
-  bool want_help = false;
-  if (auto f = parser{io.prog}.parse(argc, argv, cl, want_help))
-    return f;
-  if (want_help) {
+  tool_command_line cl;
+  if (auto f = detail::parse_tool_command_line(argc, argv,
+                                               {io.prog, "DIR", "erase"}, cl))
+    return tool_failure{tool_exit_usage, *f};
+  if (cl.help) {
     io.out << help(io.prog);
     return std::nullopt;
   }
-  if (cl.config || !cl.sets.empty())
+  if (cl.from_settings())
     if (auto f = dir_from_settings(cl, io.prog))
       return f;
   std::unique_ptr<state_store> store;
   if (auto f = open(cl, store))
     return f;
   if (cl.command == "list")
-    return detail::list_states(*store, cl.dir, io);
+    return detail::list_states(*store, cl.target, io);
   if (cl.command == "show")
-    return detail::show_state(*store, cl.dir, *cl.k, renderer, io);
+    return detail::show_state(*store, cl.target, *cl.k, renderer, io);
   if (cl.command == "export")
-    return detail::export_states(*store, cl.dir, cl.k, renderer, io);
-  return detail::erase_state(*store, cl.dir, *cl.k, io);
+    return detail::export_states(*store, cl.target, cl.k, renderer, io);
+  return detail::erase_state(*store, cl.target, *cl.k, io);
 }
 
 } // namespace

@@ -4,7 +4,6 @@
 // key's records. Exit status: 0 done, 1 file missing / not a park store /
 // unreadable, 2 wrong usage.
 
-#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +15,7 @@
 
 #include "keylane/config_loader.hpp"
 #include "keylane/detail/text_format.hpp"
+#include "keylane/detail/tool_command_line.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/key.hpp"
 #include "keylane/park_store.hpp"
@@ -29,6 +29,8 @@ using keylane::detail::iso_utc;
 using keylane::detail::json_string;
 using keylane::detail::printable;
 using keylane::detail::text_table;
+using keylane::detail::tool_command_line;
+using keylane::detail::parse_tool_command_line;
 
 constexpr int exit_ok = 0;
 constexpr int exit_failed = 1;
@@ -69,24 +71,11 @@ exit status: 0 done, 1 FILE is missing, not a park store or unreadable,
 2 wrong usage.
 )";
 
-/// The parsed command line.
-struct command_line {
-  std::string command;
-  std::string file;
-  std::optional<key> k;
-  std::optional<std::string> config; // --config
-  std::vector<std::string> sets;     // --set, in order
-};
-
 /// A failure to report: message and exit status.
 struct failure {
   int status;
   std::string message;
 };
-
-failure usage(const std::string& what) {
-  return {exit_usage, what + "\n(see 'keylane-park --help')"};
-}
 
 std::string describe(const key& k) {
   if (k.is_integer())
@@ -102,96 +91,8 @@ std::string cell(const key& k) {
                                             : "\"\"";
 }
 
-std::optional<failure> parse(int argc, char** argv, command_line& cl,
-                             bool& help) {
-  std::vector<std::string> args;
-  bool int_key = false;
-  bool options = true;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* name) -> std::optional<std::string> {
-      auto eq = std::string{name} + "=";
-      if (a.rfind(eq, 0) == 0)
-        return a.substr(eq.size());
-      if (a == name && i + 1 < argc)
-        return std::string{argv[++i]};
-      return std::nullopt;
-    };
-    if (options && (a == "-h" || a == "--help"))
-      help = true;
-    else if (options && a == "--int-key")
-      int_key = true;
-    else if (options && (a == "--config" || a.rfind("--config=", 0) == 0)) {
-      auto v = value("--config");
-      if (!v)
-        return usage("--config needs a PATH");
-      cl.config = std::move(*v);
-    } else if (options && (a == "--set" || a.rfind("--set=", 0) == 0)) {
-      auto v = value("--set");
-      if (!v)
-        return usage("--set needs SECTION.KEY=VALUE");
-      cl.sets.push_back(std::move(*v));
-    }
-    else if (options && a == "--")
-      options = false;
-    else if (options && a.size() > 1 && a[0] == '-')
-      return usage("unknown option '" + a + "'");
-    else
-      args.push_back(std::move(a));
-  }
-  if (help)
-    return std::nullopt;
-  if (args.empty())
-    return usage("missing COMMAND (list, show, export or discard)");
-  cl.command = args[0];
-  // With --config or --set, FILE comes from the settings: one argument less.
-  auto from_settings = cl.config || !cl.sets.empty();
-  if (from_settings)
-    args.insert(args.begin() + 1, std::string{});
-  size_t min_args = 2, max_args = 3;
-  if (cl.command == "list")
-    max_args = 2;
-  else if (cl.command == "show" || cl.command == "discard")
-    min_args = 3;
-  else if (cl.command != "export")
-    return usage("unknown command '" + cl.command
-                 + "' (list, show, export or discard)");
-  if (args.size() < min_args)
-    return usage("'" + cl.command + "' needs "
-                 + (from_settings ? "KEY (FILE comes from the config)"
-                    : min_args == 2 ? "FILE"
-                                    : "FILE and KEY"));
-  if (args.size() > max_args)
-    return usage("'" + cl.command + "' takes "
-                 + (from_settings ? (max_args == 2 ? "no argument" : "only KEY")
-                                      + std::string{" with --config or --set "
-                                                    "(FILE comes from the "
-                                                    "config)"}
-                    : max_args == 2 ? std::string{"only FILE"}
-                                    : std::string{"FILE and KEY"})
-                 + "; unexpected '" + args[max_args] + "'");
-  cl.file = args[1];
-  if (args.size() < 3) {
-    if (int_key)
-      return usage("--int-key needs a KEY");
-    return std::nullopt;
-  }
-  const auto& text = args[2];
-  if (!int_key) {
-    cl.k = key{text};
-    return std::nullopt;
-  }
-  uint64_t x = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
-    return usage("--int-key: KEY '" + text
-                 + "' is not an unsigned 64-bit decimal integer");
-  cl.k = key{x};
-  return std::nullopt;
-}
-
 /// FILE from --config and --set: park.path of a "sqlite" park store.
-std::optional<failure> file_from_settings(command_line& cl) {
+std::optional<failure> file_from_settings(tool_command_line& cl) {
   settings s;
   if (cl.config) {
     auto loaded = load(*cl.config);
@@ -208,7 +109,7 @@ std::optional<failure> file_from_settings(command_line& cl) {
     return failure{exit_failed,
                    s.origin + ": park.store = \"" + to_string(s.park)
                      + "\": keylane-park reads only a \"sqlite\" park store"};
-  cl.file = s.park_path;
+  cl.target = s.park_path;
   return std::nullopt;
 }
 
@@ -329,29 +230,29 @@ std::optional<failure> discard(park_store& store, const std::string& file,
 }
 
 std::optional<failure> run(int argc, char** argv) {
-  command_line cl;
-  bool help = false;
-  if (auto f = parse(argc, argv, cl, help))
-    return f;
-  if (help) {
+  tool_command_line cl;
+  if (auto f = parse_tool_command_line(argc, argv,
+                                       {"keylane-park", "FILE", "discard"}, cl))
+    return failure{exit_usage, *f};
+  if (cl.help) {
     std::cout << help_text;
     return std::nullopt;
   }
-  if (cl.config || !cl.sets.empty())
+  if (cl.from_settings())
     if (auto f = file_from_settings(cl))
       return f;
   std::unique_ptr<park_store> store;
   auto access = cl.command == "discard" ? sqlite_access::existing
                                         : sqlite_access::read_only;
-  if (auto f = open(cl.file, access, store))
+  if (auto f = open(cl.target, access, store))
     return f;
   if (cl.command == "list")
-    return list(*store, cl.file);
+    return list(*store, cl.target);
   if (cl.command == "show")
-    return show(*store, cl.file, *cl.k);
+    return show(*store, cl.target, *cl.k);
   if (cl.command == "export")
     return export_json(*store, cl.k);
-  return discard(*store, cl.file, *cl.k);
+  return discard(*store, cl.target, *cl.k);
 }
 
 } // namespace

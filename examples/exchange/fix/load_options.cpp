@@ -1,27 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "load_options.hpp"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
+#include <CLI/CLI.hpp>
 
 namespace exchange {
 namespace load {
 
 namespace {
 
-bool to_double(const char* s, double& out) {
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtod(s, &end);
-  return errno == 0 && end != s && *end == '\0';
-}
-
-bool to_int(const char* s, long long& out) {
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtoll(s, &end, 10);
-  return errno == 0 && end != s && *end == '\0';
+// A value check with the message the flag has always given. CLI11's own
+// range checks word it differently, and scripts grep these.
+template <class Number>
+CLI::Validator must(const char* what, bool (*ok)(Number)) {
+  return CLI::Validator{[what, ok](std::string& text) -> std::string {
+                          Number x{};
+                          if (!CLI::detail::lexical_cast(text, x) || !ok(x))
+                            return text + ": " + what;
+                          return {};
+                        },
+                        ""};
 }
 
 } // namespace
@@ -47,55 +44,43 @@ const char* usage() {
 }
 
 bool parse_options(int argc, char** argv, load_options& o, std::string& error) {
-  for (int i = 1; i < argc; ++i) {
-    const char* f = argv[i];
-    if (!std::strcmp(f, "--json")) { o.json = true; continue; }
-    if (!std::strcmp(f, "--check-bad-inputs")) { o.check_bad_inputs = true; continue; }
-    if (!std::strcmp(f, "--help") || !std::strcmp(f, "-h")) { o.help = true; continue; }
-    if (i + 1 >= argc) {
-      error = std::string(f) + ": needs a value or is unknown (see --help)";
-      return false;
-    }
-    const char* v = argv[++i];
-    double d = 0;
-    long long n = 0;
-    auto bad = [&](const char* what) {
-      error = std::string(f) + " " + v + ": " + what;
-      return false;
-    };
-    if (!std::strcmp(f, "--host")) {
-      o.host = v;
-    } else if (!std::strcmp(f, "--port")) {
-      if (!to_int(v, n) || n < 1 || n > 65535) return bad("must be a port 1..65535");
-      o.port = static_cast<int>(n);
-    } else if (!std::strcmp(f, "--sessions")) {
-      if (!to_int(v, n) || n < 1 || n > 16) return bad("must be 1..16 (LOAD1..LOAD16)");
-      o.sessions = static_cast<int>(n);
-    } else if (!std::strcmp(f, "--rate")) {
-      if (!to_double(v, d) || d <= 0) return bad("must be > 0 orders/s");
-      o.rate = d;
-    } else if (!std::strcmp(f, "--duration")) {
-      if (!to_double(v, d) || d <= 0) return bad("must be > 0 s");
-      o.duration_s = d;
-    } else if (!std::strcmp(f, "--seed")) {
-      if (!to_int(v, n) || n < 0) return bad("must be an integer >= 0");
-      o.seed = static_cast<uint64_t>(n);
-    } else if (!std::strcmp(f, "--symbols")) {
-      if (!to_int(v, n) || n < 1 || n > 10000) return bad("must be 1..10000");
-      o.symbols = static_cast<int>(n);
-    } else if (!std::strcmp(f, "--hot-share")) {
-      if (!to_double(v, d) || d < 0 || d >= 1) return bad("must be in [0, 1)");
-      o.hot_share = d;
-    } else if (!std::strcmp(f, "--drain-timeout")) {
-      if (!to_double(v, d) || d < 0) return bad("must be >= 0 s");
-      o.drain_timeout_s = d;
-    } else if (!std::strcmp(f, "--slow-reader")) {
-      if (!to_int(v, n) || n < 0) return bad("must be an integer >= 0");
-      o.slow_reader = static_cast<uint64_t>(n);
-    } else {
-      error = std::string(f) + ": unknown flag (see --help)";
-      return false;
-    }
+  CLI::App app{"order_entry_load"};
+  // --help is a flag like the others: main prints usage() and exits 0.
+  app.set_help_flag();
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_flag("-h,--help", o.help);
+  app.add_flag("--json", o.json);
+  app.add_flag("--check-bad-inputs", o.check_bad_inputs);
+  app.add_option("--host", o.host);
+  app.add_option("--port", o.port)
+    ->check(must<long long>("must be a port 1..65535",
+                            [](long long n) { return n >= 1 && n <= 65535; }));
+  app.add_option("--sessions", o.sessions)
+    ->check(must<long long>("must be 1..16 (LOAD1..LOAD16)",
+                            [](long long n) { return n >= 1 && n <= 16; }));
+  app.add_option("--rate", o.rate)
+    ->check(must<double>("must be > 0 orders/s", [](double d) { return d > 0; }));
+  app.add_option("--duration", o.duration_s)
+    ->check(must<double>("must be > 0 s", [](double d) { return d > 0; }));
+  app.add_option("--seed", o.seed)
+    ->check(must<long long>("must be an integer >= 0",
+                            [](long long n) { return n >= 0; }));
+  app.add_option("--symbols", o.symbols)
+    ->check(must<long long>("must be 1..10000",
+                            [](long long n) { return n >= 1 && n <= 10000; }));
+  app.add_option("--hot-share", o.hot_share)
+    ->check(must<double>("must be in [0, 1)",
+                         [](double d) { return d >= 0 && d < 1; }));
+  app.add_option("--drain-timeout", o.drain_timeout_s)
+    ->check(must<double>("must be >= 0 s", [](double d) { return d >= 0; }));
+  app.add_option("--slow-reader", o.slow_reader)
+    ->check(must<long long>("must be an integer >= 0",
+                            [](long long n) { return n >= 0; }));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    error = std::string{e.what()} + " (see --help)";
+    return false;
   }
   if (o.slow_reader > 0 && o.sessions >= 16) {
     error = "--slow-reader logs on as LOAD<sessions+1>: use at most 15 sessions";

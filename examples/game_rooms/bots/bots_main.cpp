@@ -22,7 +22,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
 
-#include <arg_reader.hpp>
+#include <command_line.hpp>
 
 #include "abusers.hpp"
 #include "bot.hpp"
@@ -91,45 +91,28 @@ int main(int argc, char** argv) {
         server_cmd.emplace_back(argv[j]);
       break;
     }
-  keylane::cli::arg_reader args{"game_bots", own, argv};
+  // Only "--help": "-h" has always been a mistake here.
+  keylane::cli::command_line cl{"game_bots", usage, "--help"};
   std::string host = "127.0.0.1", exec_cmd, exec_out;
   uint64_t port = 8080, n_bots = 1000, n_rooms = 100, hot = 20, walkers = 10;
   uint64_t rate = 10, seconds = 10, seed = 1;
   bool json = false, abuse = false;
-  while (args.next()) {
-    if (args.flag("--help")) {
-      std::fputs(usage, stdout);
-      return 0;
-    }
-    if (args.flag("--json"))
-      json = true;
-    else if (args.flag("--abuse"))
-      abuse = true;
-    else if (auto v = args.value("--host"))
-      host = *v;
-    else if (auto v = args.count("--port", 1))
-      port = *v;
-    else if (auto v = args.count("--bots", 1))
-      n_bots = *v;
-    else if (auto v = args.count("--rooms", 1))
-      n_rooms = *v;
-    else if (auto v = args.count("--hot", 0))
-      hot = std::min<uint64_t>(*v, 100);
-    else if (auto v = args.count("--walkers", 0))
-      walkers = std::min<uint64_t>(*v, 100);
-    else if (auto v = args.count("--rate", 1))
-      rate = *v;
-    else if (auto v = args.count("--seconds", 1))
-      seconds = *v;
-    else if (auto v = args.count("--seed", 0))
-      seed = *v;
-    else if (auto v = args.value("--exec"))
-      exec_cmd = *v;
-    else if (auto v = args.value("--exec-output"))
-      exec_out = *v;
-    else
-      args.fail("unknown argument '" + args.arg() + "'");
-  }
+  cl.flag("--json", json);
+  cl.flag("--abuse", abuse);
+  cl.text("--host", host);
+  cl.count("--port", port, 1);
+  cl.count("--bots", n_bots, 1);
+  cl.count("--rooms", n_rooms, 1);
+  cl.count("--hot", hot, 0);
+  cl.count("--walkers", walkers, 0);
+  cl.count("--rate", rate, 1);
+  cl.count("--seconds", seconds, 1);
+  cl.count("--seed", seed, 0);
+  cl.text("--exec", exec_cmd);
+  cl.text("--exec-output", exec_out);
+  cl.parse(own, argv);
+  hot = std::min<uint64_t>(hot, 100);
+  walkers = std::min<uint64_t>(walkers, 100);
 
   bots::server_process server;
   if (!server_cmd.empty()) {
