@@ -133,9 +133,11 @@ void gateway_application::probe(slot& s) {
 // the Logout from that thread and closes the connection when no answer
 // comes in LogoutTimeout. Logout also disables the session, which would
 // refuse the client's next logon, so whoever sees it down re-enables it.
+// Session::logout and logon set two fields without the session's lock;
+// QuickFIX's own Acceptor::stop calls logout from another thread the same way.
 void gateway_application::cut(slot& s) {
   ++slow_cut_;
-  s.cut.store(true);
+  s.was_cut.store(true);
   if (s.up.load(std::memory_order_acquire))
     s.session->logout("reports dropped: the client does not read");
   if (!s.up.load(std::memory_order_acquire))
@@ -184,7 +186,7 @@ void gateway_application::onLogout(const FIX::SessionID& id) {
     if (s.up.exchange(false))
       --logged_on_;
     wake_prober(s);
-    if (s.cut.exchange(false) && s.session != nullptr)
+    if (s.was_cut.exchange(false) && s.session != nullptr)
       s.session->logon();
   }
   ++logouts_;

@@ -68,7 +68,8 @@ public:
   int logged_on() const noexcept { return logged_on_.load(); }
 
   // FIX::Application: logons and logouts keep the session table's `up`
-  // flags; toAdmin/toApp count the rejects QuickFIX and we send; fromApp
+  // flags; toAdmin/toApp count the rejects QuickFIX and we send; fromAdmin
+  // takes the Heartbeats answering the outboxes' TestRequests; fromApp
   // decodes D, F and G, answers a missing tag with a Reject (373=1) and
   // throws UnsupportedMessageType for anything else (QuickFIX answers 35=j).
   void onCreate(const FIX::SessionID&) override {}
@@ -88,7 +89,7 @@ private:
   struct slot {
     FIX::Session* session = nullptr;
     std::atomic<bool> up{false};
-    std::atomic<bool> cut{false};  // logged out for not reading; re-enable
+    std::atomic<bool> was_cut{false};  // logged out for not reading; re-enable
     std::unique_ptr<session_outbox> outbox;
     uint32_t since_probe = 0;      // outbox thread only
     std::mutex probe_m;
