@@ -80,9 +80,10 @@ public:
   void stop() override {
     std::lock_guard<std::mutex> lock(stop_mutex_);
     if (acceptor_ && !stopped_) {
-      // Logs every session out (up to 10 s for the answers) and joins the
-      // acceptor's thread; QuickFIX's socket monitor is gone after it, so
-      // stop_sending marks every session down before anything else sends.
+      // Logs every session out (up to 10 s for the answers; a client that
+      // does not answer is disconnected after LogoutTimeout) and joins the
+      // acceptor's thread, which deletes QuickFIX's socket monitor; then
+      // stop_sending marks every session down, so nothing sends after it.
       acceptor_->stop();
       app_.stop_sending();
       stopped_ = true;

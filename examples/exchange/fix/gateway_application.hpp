@@ -45,8 +45,9 @@ public:
   static constexpr uint32_t probe_every = 256;
 
   /// `session_queue`: the most reports held for one session whose client
-  /// does not read (see session_outbox); 0: no outboxes, `send` writes to
-  /// the socket itself and waits for a client that does not read.
+  /// does not read (see session_outbox); 0: no outboxes, `send` hands
+  /// reports to QuickFIX itself, which keeps what a client does not read
+  /// without a bound.
   gateway_application(fix_gateway::request_fn on_request, size_t session_queue);
   ~gateway_application() override { stop_sending(); }
 
