@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The exchange's CTest smoke run: the server on a loopback port with a
-# journal, the load client for a few seconds with a fixed seed, the bad
-# inputs, then the journal replayed through the reference matcher; then a
-# second server with a client beside the flow that never reads.
+# journal, the load client for a few seconds with a fixed seed (a malformed
+# message before logon sent on a connection of its own before the flow and
+# beside it), the bad inputs, then the journal replayed through the
+# reference matcher; then a second server with a client beside the flow
+# that never reads.
 #
 #   smoke_test.sh EXCHANGE ORDER_ENTRY_LOAD WORKDIR MATCHER [SET...]
 #
-# Fails unless every order was answered, no report came out of sequence, no
-# session dropped, every bad input got its answer, the server stopped
-# cleanly, and the journal's executions equal the reference's; and unless
-# the flow beside the client that does not read is answered in full.
+# Fails unless the server outlives the malformed messages, every order was
+# answered, no report came out of sequence, no session dropped, every bad
+# input got its answer, the server stopped cleanly, and the journal's
+# executions equal the reference's; and unless the flow beside the client
+# that does not read is answered in full.
 set -euo pipefail
 exchange=$1 load=$2 work=$3 matcher=$4
 shift 4
@@ -53,8 +56,27 @@ start_server server --journal "$work/journal.jsonl"
 
 field() { grep -o "\"$1\":[0-9.]*" "$2" | head -1 | cut -d: -f2; }
 
+# Issue 28: a message with a field that is not a tag number, the first on
+# a fresh connection (25 bytes: 8=FIX.4.4|9=4|x=1|10=000|), made QuickFIX's
+# ThreadedSocketAcceptor abort the whole server. Sent once before the flow
+# and once beside it; waits for the server to close the connection (or to
+# die), then the server must still be up.
+bad_bytes() {
+  local fd
+  exec {fd}<>"/dev/tcp/127.0.0.1/$port" || fail "cannot connect for the bad bytes"
+  printf '8=FIX.4.4\0019=4\001x=1\00110=000\001' >&"$fd"
+  timeout 10 cat <&"$fd" >/dev/null || true
+  exec {fd}>&-
+  kill -0 "$server" 2>/dev/null || fail "a bad message before logon killed the server"
+}
+bad_bytes
+
 "$load" --port "$port" --rate 1000 --duration 3 --seed 7 --json \
-  >"$work/load.out" 2>"$work/load.log" || fail "order_entry_load failed"
+  >"$work/load.out" 2>"$work/load.log" &
+load_pid=$!
+bad_bytes
+wait "$load_pid" || fail "order_entry_load failed"
+kill -0 "$server" 2>/dev/null || fail "the server died during the flow"
 cat "$work/load.out"
 sent=$(field sent "$work/load.out")
 [ "${sent:-0}" -gt 2000 ] || fail "only ${sent:-0} orders sent"

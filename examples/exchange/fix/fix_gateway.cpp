@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// fix_gateway::start: a QuickFIX ThreadedSocketAcceptor with in-memory
-// stores and no logs, so a run writes nothing to the source tree.
+// fix_gateway::start: a QuickFIX SocketAcceptor with in-memory stores and no
+// logs, so a run writes nothing to the source tree.
+//
+// Not the ThreadedSocketAcceptor: in QuickFIX 1.15 its connection threads
+// parse a connection's first message outside their try block, so one
+// malformed message before logon (issue 28: 8=FIX.4.4|9=4|x=1|10=000|)
+// threw FIX::InvalidMessage out of a thread and aborted the server. The
+// single-threaded SocketAcceptor catches it and drops only that connection;
+// it also serves every session from one thread instead of one per session.
 
 #include "fix_gateway.hpp"
 
@@ -9,7 +16,7 @@
 
 #include <quickfix/MessageStore.h>
 #include <quickfix/SessionSettings.h>
-#include <quickfix/ThreadedSocketAcceptor.h>
+#include <quickfix/SocketAcceptor.h>
 
 #include "gateway_application.hpp"
 
@@ -50,7 +57,7 @@ public:
       FIX::SessionSettings settings(in);
       if (port > 0)
         settings = with_port(settings, port);
-      acceptor_.reset(new FIX::ThreadedSocketAcceptor(app_, store_, settings));
+      acceptor_.reset(new FIX::SocketAcceptor(app_, store_, settings));
       for (const FIX::SessionID& id : acceptor_->getSessions())
         app_.attach(id, acceptor_->getSession(id));
       acceptor_->start();
@@ -73,7 +80,11 @@ public:
   void stop() override {
     std::lock_guard<std::mutex> lock(stop_mutex_);
     if (acceptor_ && !stopped_) {
-      acceptor_->stop(); // closes every connection: no send stays blocked
+      // Logs every session out (up to 10 s for the answers; a client that
+      // does not answer is disconnected after LogoutTimeout) and joins the
+      // acceptor's thread, which deletes QuickFIX's socket monitor; then
+      // stop_sending marks every session down, so nothing sends after it.
+      acceptor_->stop();
       app_.stop_sending();
       stopped_ = true;
     }
@@ -88,7 +99,7 @@ private:
   FIX::MemoryStoreFactory store_;
   std::mutex stop_mutex_;
   bool stopped_ = false;
-  std::unique_ptr<FIX::ThreadedSocketAcceptor> acceptor_;
+  std::unique_ptr<FIX::SocketAcceptor> acceptor_;
 };
 
 } // namespace

@@ -26,9 +26,11 @@ struct gateway_stats {
   uint64_t slow_cut = 0;          ///< connections ended for that
 };
 
-/// A FIX 4.4 ThreadedSocketAcceptor. Requests arrive on QuickFIX's
-/// session threads (one per connection) and are handed to `on_request`
-/// in each session's order; `send` is thread-safe.
+/// A FIX 4.4 acceptor (QuickFIX's single-threaded SocketAcceptor). Requests
+/// arrive on the acceptor's one thread, which serves every connection, and
+/// are handed to `on_request` in each session's order; `on_request` must
+/// not wait for long, since every session waits with it. `send` is
+/// thread-safe.
 class fix_gateway {
 public:
   using request_fn = std::function<void(order_request&&)>;
@@ -40,15 +42,15 @@ public:
   /// reports held for one session: a client that lets more pile up (it
   /// does not read) loses the rest and its connection, and the other
   /// sessions never wait for it; 0 sends from `send`'s caller, one thread
-  /// hop fewer, and one client that does not read stalls every session.
+  /// hop fewer, and what a client does not read piles up in QuickFIX's
+  /// send queue without a bound.
   /// Returns null and sets `error` if the file is bad or the port cannot
   /// be bound.
   static std::unique_ptr<fix_gateway>
   start(const std::string& settings_file, int port, size_t session_queue,
         request_fn on_request, std::string& error);
 
-  /// Queues `r` for session `r.session`; never waits on the network
-  /// (unless `session_queue` was 0).
+  /// Queues `r` for session `r.session`; never waits on the network.
   virtual void send(const exec_report& r) = 0;
 
   /// Logs every session out and stops the acceptor.

@@ -5,12 +5,20 @@
 #include <iostream>
 
 #include <quickfix/FieldNumbers.h>
+#include <quickfix/FixFieldNumbers.h>
 
 #include "report_encoder.hpp"
 #include "request_decoder.hpp"
 
 namespace exchange {
 namespace fix {
+
+namespace {
+
+// TestReqID of the outboxes' TestRequests; QuickFIX's own say "TEST".
+const char probe_prefix[] = "KLP";
+
+} // namespace
 
 int session_index(const std::string& comp_id) {
   size_t i = comp_id.size();
@@ -37,16 +45,24 @@ void gateway_application::attach(const FIX::SessionID& id,
     return; // reports go out from the caller's thread
   s.outbox.reset(new session_outbox(
     session_queue_, [this, &s](const exec_report& r) { send_now(s, r); },
-    [this, session] {
-      ++slow_cut_;
-      session->disconnect();
-    }));
+    [this, &s] { cut(s); }));
 }
 
 void gateway_application::stop_sending() {
+  for (slot& s : slots_) {
+    s.up.store(false, std::memory_order_release);
+    wake_prober(s);
+  }
   for (slot& s : slots_)
     if (s.outbox)
       s.outbox->stop();
+}
+
+// After `up` changed: a prober waiting for an answer that cannot come now
+// must see it. Taking the lock orders the store before its next check.
+void gateway_application::wake_prober(slot& s) {
+  { std::lock_guard<std::mutex> lock(s.probe_m); }
+  s.probe_cv.notify_all();
 }
 
 void gateway_application::send(const exec_report& r) {
@@ -83,6 +99,49 @@ void gateway_application::send_now(slot& s, const exec_report& r) {
     ++reports_;
   else
     ++unsent_;
+  if (s.outbox && ++s.since_probe >= probe_every)
+    probe(s);
+}
+
+// On the session's outbox thread: sends TestRequest n, then waits until
+// n - 1 is answered (or the session goes down), so this thread, like a
+// blocked send, stops taking reports from the queue while its client does
+// not read.
+void gateway_application::probe(slot& s) {
+  s.since_probe = 0;
+  uint64_t n = 0;
+  uint64_t logon = 0;
+  {
+    std::lock_guard<std::mutex> lock(s.probe_m);
+    n = ++s.probes_sent;
+    logon = s.logon;
+  }
+  FIX::Message t;
+  t.getHeader().setField(FIX::FIELD::MsgType, "1");
+  t.setField(FIX::FIELD::TestReqID, probe_prefix + std::to_string(n));
+  s.session->send(t);
+  std::unique_lock<std::mutex> lock(s.probe_m);
+  s.probe_cv.wait(lock, [&] {
+    return s.probes_answered + 1 >= n || s.logon != logon
+           || !s.up.load(std::memory_order_acquire);
+  });
+}
+
+// On the session's outbox thread, once reports were dropped. The
+// acceptor's sockets belong to its thread (closing one here would race
+// with its select), so the session is logged out instead: QuickFIX sends
+// the Logout from that thread and closes the connection when no answer
+// comes in LogoutTimeout. Logout also disables the session, which would
+// refuse the client's next logon, so whoever sees it down re-enables it.
+// Session::logout and logon set two fields without the session's lock;
+// QuickFIX's own Acceptor::stop calls logout from another thread the same way.
+void gateway_application::cut(slot& s) {
+  ++slow_cut_;
+  s.was_cut.store(true);
+  if (s.up.load(std::memory_order_acquire))
+    s.session->logout("reports dropped: the client does not read");
+  if (!s.up.load(std::memory_order_acquire))
+    s.session->logon(); // down before or meanwhile: onLogout may have missed it
 }
 
 gateway_stats gateway_application::stats() const {
@@ -102,9 +161,17 @@ gateway_stats gateway_application::stats() const {
 void gateway_application::onLogon(const FIX::SessionID& id) {
   int n = session_index(id.getTargetCompID().getValue());
   if (n >= 0) {
-    if (slots_[n].outbox)
-      slots_[n].outbox->reset();
-    slots_[n].up.store(true, std::memory_order_release);
+    slot& s = slots_[n];
+    if (s.outbox)
+      s.outbox->reset();
+    {
+      std::lock_guard<std::mutex> lock(s.probe_m);
+      ++s.logon;
+      s.probes_sent = 0;
+      s.probes_answered = 0;
+    }
+    s.probe_cv.notify_all();
+    s.up.store(true, std::memory_order_release);
   }
   ++logons_;
   ++logged_on_;
@@ -114,9 +181,41 @@ void gateway_application::onLogout(const FIX::SessionID& id) {
   int n = session_index(id.getTargetCompID().getValue());
   // QuickFIX calls onLogout on a disconnect too, also for a session that
   // never logged on; count only the ones that were up.
-  if (n >= 0 && slots_[n].up.exchange(false))
-    --logged_on_;
+  if (n >= 0) {
+    slot& s = slots_[n];
+    if (s.up.exchange(false))
+      --logged_on_;
+    wake_prober(s);
+    if (s.was_cut.exchange(false) && s.session != nullptr)
+      s.session->logon();
+  }
   ++logouts_;
+}
+
+// A Heartbeat answering an outbox's TestRequest: the client has read
+// everything sent before it.
+void gateway_application::fromAdmin(const FIX::Message& msg,
+                                    const FIX::SessionID& id)
+  throw(FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
+        FIX::RejectLogon) {
+  if (msg.getHeader().getField(FIX::FIELD::MsgType) != "0"
+      || !msg.isSetField(FIX::FIELD::TestReqID))
+    return;
+  const std::string& req = msg.getField(FIX::FIELD::TestReqID);
+  const size_t prefix = sizeof(probe_prefix) - 1;
+  if (req.compare(0, prefix, probe_prefix) != 0)
+    return;
+  const int n = session_index(id.getTargetCompID().getValue());
+  if (n < 0)
+    return;
+  const uint64_t answered = std::strtoull(req.c_str() + prefix, nullptr, 10);
+  slot& s = slots_[n];
+  {
+    std::lock_guard<std::mutex> lock(s.probe_m);
+    if (answered > s.probes_answered && answered <= s.probes_sent)
+      s.probes_answered = answered;
+  }
+  s.probe_cv.notify_all();
 }
 
 // Rejects QuickFIX generates itself pass through here and toApp, so the

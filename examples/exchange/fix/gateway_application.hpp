@@ -6,7 +6,10 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include <quickfix/Application.h>
 #include <quickfix/Session.h>
@@ -21,20 +24,30 @@ namespace fix {
 /// digits; -1 if it has none or the number is out of range.
 int session_index(const std::string& comp_id);
 
-/// QuickFIX callbacks of the acceptor. QuickFIX calls them on each
-/// connection's own thread, one message at a time per session, so requests
-/// reach `on_request` in each session's order; different sessions call in
-/// concurrently. `send` may be called from any thread: QuickFIX's
-/// Session::send takes the session's lock. The session table is filled by
-/// `attach` before the acceptor starts and only read afterwards.
+/// QuickFIX callbacks of the acceptor. QuickFIX's SocketAcceptor calls them
+/// on its one thread, for every session, one message at a time, so requests
+/// reach `on_request` in each session's order. `send` may be called from
+/// any thread: QuickFIX's Session::send takes the session's lock and its
+/// SocketConnection queues, under a lock of its own, what the socket does
+/// not take, for the acceptor's thread to write; it never waits. Because
+/// nothing waits, a client that does not read is found out by asking: each
+/// outbox sends a TestRequest every `probe_every` reports and, before the
+/// next one, waits for the client's Heartbeat answering the last, so at
+/// most two rounds are unread and a full outbox means the client is not
+/// reading. The session table is filled by `attach` before the acceptor
+/// starts and only read afterwards.
 class gateway_application : public FIX::Application {
 public:
   /// The highest session index the table holds (LOAD1..LOAD64).
   static constexpr int max_sessions = 64;
 
+  /// Reports between two TestRequests of an outbox (see above).
+  static constexpr uint32_t probe_every = 256;
+
   /// `session_queue`: the most reports held for one session whose client
-  /// does not read (see session_outbox); 0: no outboxes, `send` writes to
-  /// the socket itself and waits for a client that does not read.
+  /// does not read (see session_outbox); 0: no outboxes, `send` hands
+  /// reports to QuickFIX itself, which keeps what a client does not read
+  /// without a bound.
   gateway_application(fix_gateway::request_fn on_request, size_t session_queue);
   ~gateway_application() override { stop_sending(); }
 
@@ -45,7 +58,8 @@ public:
   /// unknown or not logged on, or dropped if its client does not read.
   void send(const exec_report& r);
 
-  /// Ends the sessions' sender threads; before QuickFIX's sessions go.
+  /// Marks every session down and ends the sessions' sender threads;
+  /// after the acceptor stopped, before QuickFIX's sessions go.
   void stop_sending();
 
   /// A snapshot of the counters.
@@ -55,7 +69,8 @@ public:
   int logged_on() const noexcept { return logged_on_.load(); }
 
   // FIX::Application: logons and logouts keep the session table's `up`
-  // flags; toAdmin/toApp count the rejects QuickFIX and we send; fromApp
+  // flags; toAdmin/toApp count the rejects QuickFIX and we send; fromAdmin
+  // takes the Heartbeats answering the outboxes' TestRequests; fromApp
   // decodes D, F and G, answers a missing tag with a Reject (373=1) and
   // throws UnsupportedMessageType for anything else (QuickFIX answers 35=j).
   void onCreate(const FIX::SessionID&) override {}
@@ -64,9 +79,9 @@ public:
   void toAdmin(FIX::Message& msg, const FIX::SessionID&) override;
   void toApp(FIX::Message& msg, const FIX::SessionID&)
     throw(FIX::DoNotSend) override;
-  void fromAdmin(const FIX::Message&, const FIX::SessionID&)
+  void fromAdmin(const FIX::Message& msg, const FIX::SessionID& id)
     throw(FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
-          FIX::RejectLogon) override {}
+          FIX::RejectLogon) override;
   void fromApp(const FIX::Message& msg, const FIX::SessionID& id)
     throw(FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
           FIX::UnsupportedMessageType) override;
@@ -75,10 +90,20 @@ private:
   struct slot {
     FIX::Session* session = nullptr;
     std::atomic<bool> up{false};
+    std::atomic<bool> was_cut{false};  // logged out for not reading; re-enable
     std::unique_ptr<session_outbox> outbox;
+    uint32_t since_probe = 0;      // outbox thread only
+    std::mutex probe_m;
+    std::condition_variable probe_cv;
+    uint64_t logon = 0;            // logons so far; under probe_m
+    uint64_t probes_sent = 0;      // since the logon; under probe_m
+    uint64_t probes_answered = 0;  // since the logon; under probe_m
   };
 
   void send_now(slot& s, const exec_report& r);
+  void probe(slot& s);
+  void cut(slot& s);
+  void wake_prober(slot& s);
 
   void reject_missing(const FIX::Message& msg, FIX::Session* session,
                       int tag, const char* name);

@@ -2,9 +2,9 @@
 #pragma once
 
 // One FIX session's outgoing reports, sent by a thread of the session's
-// own, so that a client who stops reading blocks only that thread (a
-// QuickFIX send waits until the socket takes every byte) and never the
-// matcher's output, which serves every session. C++14.
+// own, so that a client who stops reading blocks only that thread (it
+// waits for the client to answer a TestRequest, gateway_application) and
+// never the matcher's output, which serves every session. C++14.
 
 #include <condition_variable>
 #include <cstddef>
