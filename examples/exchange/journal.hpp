@@ -33,7 +33,10 @@ struct journal_report {
   exec_report report;
 };
 
-/// Writes the journal. Thread-safety: none; the output thread owns it.
+/// Writes the journal, whole lines at a time: each write to the file ends
+/// on a line's end, so a process that dies leaves the journal on a whole
+/// line (the lines not yet written are lost with it). Thread-safety: none;
+/// the output thread owns it.
 class journal_writer {
 public:
   journal_writer() = default;
@@ -53,16 +56,25 @@ public:
   bool close();
 
 private:
+  void put(const std::string& line);
+  bool flush_lines();
+
   FILE* file_ = nullptr;
+  std::string pending_; // whole lines not yet written
 };
 
 /// A whole journal, read back.
 struct journal_contents {
   std::vector<journal_order> orders;
   std::vector<journal_report> reports;
+  /// The number of the last line if it was skipped: it had no newline and
+  /// was not a JSON object (its writer stopped in the middle of it, as a
+  /// machine that loses power can leave it); 0 if none was.
+  size_t cut_line = 0;
 };
 
-/// Reads `path`; false with `error` naming the line on a bad line.
+/// Reads `path`; false with `error` naming the line on a bad line. An
+/// incomplete last line is skipped and named in `cut_line`.
 [[nodiscard]] bool read_journal(const std::string& path, journal_contents& out,
                                 std::string& error);
 

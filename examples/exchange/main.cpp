@@ -29,6 +29,10 @@ int run_verify(const options& opts) {
     std::cerr << "exchange: " << error << "\n";
     return 2;
   }
+  if (j.cut_line != 0)
+    std::cerr << "exchange: " << opts.verify << ":" << j.cut_line
+              << ": incomplete last line skipped (its writer stopped in "
+                 "the middle of it)\n";
   auto res = verify_journal(j);
   if (opts.json) {
     std::printf("{\"symbols\":%llu,\"requests\":%llu,\"reports\":%llu,"

@@ -94,3 +94,68 @@ TEST_CASE("a journal line that is not a JSON object is named with its line",
   CHECK_FALSE(read_journal(f.path.string(), c, error));
   CHECK(error == f.path.string() + ":2: not a flat JSON object");
 }
+
+TEST_CASE("the journal on disk ends on a whole line after every write",
+          "[exchange][journal]") {
+  // What a process that dies at any moment leaves: the file as written so
+  // far. stdio's 4 KiB buffer cut a line at each of its writes.
+  temp_file f;
+  journal_writer w;
+  std::string error;
+  REQUIRE(w.open(f.path.string(), error));
+  journal_order o;
+  o.request.symbol = "S0001";
+  o.request.cl_ord_id = "c";
+  o.request.account = "ACCT";
+  size_t writes_seen = 0;
+  uintmax_t last_size = 0;
+  for (uint64_t i = 1; i <= 5000; ++i) {
+    o.seq = i;
+    o.request.cl_ord_id = "c" + std::to_string(i * 7919); // varied lengths
+    w.order(o);
+    auto size = std::filesystem::file_size(f.path);
+    if (size == last_size)
+      continue;
+    ++writes_seen;
+    last_size = size;
+    std::ifstream in(f.path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(size) - 1);
+    CHECK(in.get() == '\n');
+  }
+  CHECK(writes_seen > 0); // the check above ran on data the writer let go
+  REQUIRE(w.close());
+  journal_contents c;
+  REQUIRE(read_journal(f.path.string(), c, error));
+  CHECK(c.orders.size() == 5000);
+  CHECK(c.cut_line == 0);
+}
+
+TEST_CASE("an incomplete last line is skipped and named, a bad line before "
+          "it is still an error", "[exchange][journal]") {
+  temp_file f;
+  std::ofstream{f.path} << R"({"type":"order","seq":1})" << '\n'
+                        << R"({"type":"order","seq":2})" << '\n'
+                        << R"({"type":"report","sym)";
+  journal_contents c;
+  std::string error;
+  REQUIRE(read_journal(f.path.string(), c, error));
+  CHECK(c.orders.size() == 2);
+  CHECK(c.reports.empty());
+  CHECK(c.cut_line == 3);
+
+  // A whole last line without its newline still counts.
+  temp_file g;
+  std::ofstream{g.path} << R"({"type":"order","seq":1})";
+  journal_contents d;
+  REQUIRE(read_journal(g.path.string(), d, error));
+  CHECK(d.orders.size() == 1);
+  CHECK(d.cut_line == 0);
+
+  // Only the last line may be cut: a bad line with its newline is an error.
+  temp_file h;
+  std::ofstream{h.path} << R"({"type":"ord)" << '\n'
+                        << R"({"type":"order","seq":2})" << '\n';
+  journal_contents e;
+  CHECK_FALSE(read_journal(h.path.string(), e, error));
+  CHECK(error == h.path.string() + ":1: not a flat JSON object");
+}
