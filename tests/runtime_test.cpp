@@ -34,12 +34,15 @@ TEST_CASE("pulled events come back ok with the handler's result in seq order",
   CHECK_FALSE(rt->try_pull(ev));
 }
 
-TEST_CASE("the output callback sees every event once, all on one thread",
+TEST_CASE("with sink.output_thread = consumer the output callback sees every "
+          "event once, all on one thread",
           "[runtime][callback]") {
   std::mutex mtx;
   std::vector<uint64_t> seqs;
   std::set<std::thread::id> threads;
-  auto rt = start<int_rt>(two_threads(), scripted_registry(),
+  auto cfg = two_threads();
+  cfg.output_thread = kl::output_thread::consumer;
+  auto rt = start<int_rt>(cfg, scripted_registry(),
                           [&](int_rt::event_type& e) {
                             std::lock_guard<std::mutex> guard{mtx};
                             CHECK(e.status == kl::outcome::ok);

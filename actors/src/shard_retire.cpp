@@ -63,8 +63,10 @@ void shard::retire_due(bool sweep) {
       continue;
     }
     bool wanted = false;
+    bool claimed = false;
     if (!(sweep && now - x.since >= linger_)) {
-      wanted = parts_.in.slot_wanted() || parts_.in.take_reclaim();
+      claimed = parts_.in.claim_retire();
+      wanted = claimed || parts_.in.take_reclaim();
       if (!wanted)
         break;
     }
@@ -74,6 +76,8 @@ void shard::retire_due(bool sweep) {
       if (wanted)
         parts_.in.admit_waiting(); // before the next lane is asked
     }
+    if (claimed)
+      parts_.in.end_retire_claim();
   }
   if (freed)
     parts_.in.admit_waiting();

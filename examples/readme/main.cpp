@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   auto cfg = keylane::load(argc > 1 ? argv[1] : "app.toml"); // [handler] name = "balance"
   if (!cfg) return puts(keylane::render(cfg.error()).c_str()), 2;
   auto rt = keylane::runtime<long, long>::start(*cfg, handlers,
-    [](keylane::event<long, long>& e) { // one consumer thread, output order
+    [](keylane::event<long, long>& e) { // one call at a time, output order
       printf("%s %ld\n", e.key().to_string().c_str(), e.result.value_or(0));
     });
   if (!rt) return puts(keylane::render(rt.error()).c_str()), 2;

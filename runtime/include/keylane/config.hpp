@@ -213,7 +213,7 @@ struct settings {
   size_t spill_max_bytes = size_t{1} << 30;
 
   /// Which thread runs the output callback (pull mode has none).
-  keylane::output_thread output_thread = keylane::output_thread::consumer;
+  keylane::output_thread output_thread = keylane::output_thread::automatic;
 
   // -- [scheduler] ----------------------------------------------------------
 
