@@ -39,6 +39,7 @@ TEST_CASE("a runtime that went idle gives memory back, and afterwards runs "
           "[memory][lane]") {
   std::mutex mtx;
   std::map<int, std::vector<int>> seen; // key -> payloads in output order
+  log_capture::lines log; // outlives the runtime, whose shards write to it
   auto cfg = two_threads();
   cfg.lane_linger_ms = 0;
   cfg.log = kl::log_level::debug;
@@ -48,7 +49,6 @@ TEST_CASE("a runtime that went idle gives memory back, and afterwards runs "
     REQUIRE(e.status == kl::outcome::ok);
     seen[static_cast<int>(e.key().integer())].push_back(e.result.value_or(-10) / 10);
   });
-  log_capture::lines log;
   rt->set_log_writer(log.writer());
   constexpr int keys = 3000; // grows every table past its shrink bound
   int next = 0;
