@@ -71,13 +71,19 @@ void shard::retire_due(bool sweep) {
         break;
     }
     idle_.pop_front();
-    if (retire(*l)) {
+    bool gone = retire(*l);
+    if (gone) {
       freed = true;
       if (wanted)
         parts_.in.admit_waiting(); // before the next lane is asked
     }
-    if (claimed)
+    if (claimed) {
       parts_.in.end_retire_claim();
+      // The lane stayed (an event came): another shard that stood back
+      // for this claim is asked again.
+      if (!gone)
+        parts_.in.find_slot();
+    }
   }
   if (freed)
     parts_.in.admit_waiting();

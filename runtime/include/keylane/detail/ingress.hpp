@@ -211,16 +211,16 @@ public:
   void want_reclaimed(size_t n) noexcept {
     reclaim_.store(n, std::memory_order_seq_cst);
   }
-  /// A shard may retire an idle lane for a waiting key: fewer retires are
-  /// under way for them than keys wait, and the cap is full even after
-  /// those. Two shards that both saw `slot_wanted` would otherwise each
-  /// retire a lane for one key. Pair with `end_retire_claim`.
+  /// A shard may retire an idle lane for a waiting key: the cap is full
+  /// and fewer retires are under way for waiting keys than keys wait. Two
+  /// shards that both saw `slot_wanted` would otherwise each retire a lane
+  /// for one key. (Claims do not lower the bar on `active_`: a claimed
+  /// retire frees one slot for one key, so while more keys wait than
+  /// claims, other shards retire too.) Pair with `end_retire_claim`.
   [[nodiscard]] bool claim_retire() noexcept {
     auto claimed = retire_claims_.load(std::memory_order_seq_cst);
     for (;;) {
-      if (waiting() <= claimed
-          || active_.load(std::memory_order_seq_cst)
-               < cap_.load(std::memory_order_relaxed) + claimed)
+      if (waiting() <= claimed || !slot_wanted())
         return false;
       if (retire_claims_.compare_exchange_weak(claimed, claimed + 1,
                                                std::memory_order_seq_cst))
@@ -311,7 +311,8 @@ private:
   // the size of `wait_keys_`, changed under `wait_mtx_`).
   alignas(64) std::atomic<size_t> active_{0};
   alignas(64) std::atomic<size_t> waiting_{0};
-  std::atomic<size_t> retire_claims_{0}; // see claim_retire
+  // Shards only (retires), off the line producers bump `waiting_` on.
+  alignas(64) std::atomic<size_t> retire_claims_{0}; // see claim_retire
   std::mutex wait_mtx_; // taken after a key's stripe lock, never before
   std::deque<key> wait_keys_;
   std::atomic<size_t> reclaim_{0};
