@@ -97,7 +97,9 @@ enum class output_thread {
   /// The worker that releases results runs the callback while the
   /// consumer thread sleeps (light load: no wake-up), for a bounded time
   /// (`inline_output_budget`), and leaves the rest to the consumer thread
-  /// (load: no worker time). A slow callback holds a worker for one call.
+  /// (load: no worker time). A slow callback holds a worker for one call,
+  /// and the other keys of that worker's shard wait for it meanwhile: a
+  /// callback that may block wants `consumer`.
   automatic,
 };
 
