@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Retire claims: while keys wait for a slot of the full cap, shards retire
+// idle lanes for them, one claimed retire per waiting key — never two for
+// one key, and never fewer shards than waiting keys need. Checked on the
+// ingress alone (no actors: its wake-ups go to no one), so each step is
+// deterministic.
+#include <catch2/catch.hpp>
+
+#include <keylane/config.hpp>
+#include <keylane/detail/ingress.hpp>
+#include <keylane/detail/waiter.hpp>
+
+namespace kl = keylane;
+using kl::detail::event_base;
+using kl::detail::event_ptr;
+using kl::detail::ingress;
+
+namespace {
+
+struct fixture {
+  kl::detail::waiter w;
+  ingress in{kl::unbounded, 1000, /*shards*/ 2, /*cap*/ 2, w};
+
+  fixture() {
+    // Two live lanes fill the cap.
+    submit(kl::key{uint64_t{1}});
+    submit(kl::key{uint64_t{2}});
+    REQUIRE(in.active() == 2);
+  }
+  ~fixture() { in.detach_all(); } // frees every event it still holds
+
+  void submit(const kl::key& k) {
+    auto make = [](void* ctx) {
+      return event_ptr{new event_base(*static_cast<const kl::key*>(ctx))};
+    };
+    auto key_copy = k;
+    REQUIRE(in.submit(k, make, &key_copy, false).code == kl::errc::none);
+  }
+};
+
+} // namespace
+
+TEST_CASE("with two keys waiting for the full cap, two shards may each "
+          "claim a retire, and a third may not",
+          "[lane][cap]") {
+  fixture f;
+  f.submit(kl::key{uint64_t{3}});
+  f.submit(kl::key{uint64_t{4}});
+  REQUIRE(f.in.waiting() == 2);
+  CHECK(f.in.claim_retire());       // shard 0, for key 3
+  CHECK(f.in.claim_retire());       // shard 1, for key 4: not held back
+  CHECK_FALSE(f.in.claim_retire()); // both waiting keys are covered
+  f.in.end_retire_claim();
+  CHECK(f.in.claim_retire()); // a claim ended: one key is uncovered again
+  f.in.end_retire_claim();
+  f.in.end_retire_claim();
+}
+
+TEST_CASE("with one key waiting for the full cap, only one shard may claim "
+          "a retire",
+          "[lane][cap]") {
+  fixture f;
+  f.submit(kl::key{uint64_t{3}});
+  REQUIRE(f.in.waiting() == 1);
+  CHECK(f.in.claim_retire());
+  CHECK_FALSE(f.in.claim_retire()); // two retires for one key: the cap
+                                    // would be left half used
+  f.in.end_retire_claim();
+  CHECK(f.in.claim_retire());
+  f.in.end_retire_claim();
+}
+
+TEST_CASE("no retire is claimed while no key waits, or while a slot is "
+          "free for the waiting key",
+          "[lane][cap]") {
+  fixture f;
+  CHECK_FALSE(f.in.claim_retire()); // cap full, nobody waits
+  f.submit(kl::key{uint64_t{3}});
+  REQUIRE(f.in.waiting() == 1);
+  // A lane retired and gave its slot back; the key is not admitted yet.
+  // That slot is the key's: retiring another lane for it would leave the
+  // cap half used.
+  f.in.lane_gone(0);
+  CHECK_FALSE(f.in.claim_retire());
+  f.in.admit_waiting();
+  CHECK(f.in.waiting() == 0);
+  CHECK(f.in.active() == 2);
+  CHECK_FALSE(f.in.claim_retire());
+}
