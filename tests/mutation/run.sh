@@ -57,6 +57,15 @@ copy_tree() {
   mkdir -p "$tree" "$logs"
   (cd "$root" && git ls-files -co --exclude-standard -z \
      | tar --null -T - -cf -) | (cd "$tree" && tar -xf -)
+  # The last mutation of an earlier run was restored after its build, and
+  # tar just gave the file back its older time: make would keep the
+  # mutant's objects in the baseline. Every file a mutation plants in is
+  # compiled afresh (a compiler-cache hit).
+  local m f
+  for m in "$here"/*.mut; do
+    f="$(sed -n 's/^file: //p' "$m")"
+    if [ -n "$f" ] && [ -f "$tree/$f" ]; then touch "$tree/$f"; fi
+  done
 }
 
 build_tests() {
