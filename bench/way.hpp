@@ -73,8 +73,8 @@ public:
 /// A way with its report name and variant.
 struct way_spec {
   /// single_loop, shared_queue, hash_partitions, asio_strand, caf_naive,
-  /// keylane_none, keylane_per_key, keylane_global, keylane_state or
-  /// keylane_state_memory.
+  /// keylane_none, keylane_per_key, keylane_global, keylane_state,
+  /// keylane_state_memory or ordered_partitions.
   std::string name;
   /// True when the way promises per-key order (violations fail the run).
   bool ordered = true;
@@ -90,7 +90,8 @@ struct way_spec {
 [[nodiscard]] const std::vector<std::string>& way_names();
 
 /// The ways run when `--ways` is not given: all but the keyed-state ones
-/// (`keylane_state`, `keylane_state_memory`), which run on request.
+/// (`keylane_state`, `keylane_state_memory`) and `ordered_partitions`,
+/// which run on request.
 [[nodiscard]] std::vector<std::string> default_way_names();
 
 /// The specs of `names` (in report order), with every scheduler in
@@ -105,6 +106,9 @@ make_way_specs(const std::vector<std::string>& names,
 std::unique_ptr<way> make_single_loop();
 std::unique_ptr<way> make_shared_queue();
 std::unique_ptr<way> make_hash_partitions();
+/// hash_partitions with outputs re-sequenced into submission order (the
+/// promise of keylane_global) and a window of 65,536: on request only.
+std::unique_ptr<way> make_ordered_partitions();
 std::unique_ptr<way> make_asio_strand();
 std::unique_ptr<way> make_caf_naive();
 /// CAF's default scheduler and its worker count here (caf_naive runs
