@@ -77,13 +77,18 @@ void print_counts(const options& opts, const report_counts& c,
       "\"resting_kept_across_retires\":%llu,\"books_restored\":%llu,"
       "\"fix\":{\"requests\":%llu,\"reports\":%llu,\"session_rejects\":%llu,"
       "\"business_rejects\":%llu,\"logons\":%llu,\"logouts\":%llu,"
-      "\"unsent\":%llu,\"slow_dropped\":%llu,\"slow_cut\":%llu}}\n",
+      "\"unsent\":%llu,\"slow_dropped\":%llu,\"slow_cut\":%llu,"
+      "\"connections\":%llu,\"oversized_cut\":%llu,\"pre_logon_cut\":%llu,"
+      "\"logon_timeout_cut\":%llu,\"discarded_bytes\":%llu,"
+      "\"unread_cut\":%llu}}\n",
       opts.matcher.c_str(), opts.books.symbols, u(c.requests),
       u(c.early_rejects), u(c.reports), u(c.fills), u(c.risk_rejects),
       u(c.failures), u(b.retires), u(b.resting_kept), u(b.restored),
       u(g.requests), u(g.reports), u(g.session_rejects),
       u(g.business_rejects), u(g.logons), u(g.logouts), u(g.unsent),
-      u(g.slow_dropped), u(g.slow_cut));
+      u(g.slow_dropped), u(g.slow_cut), u(g.connections), u(g.oversized_cut),
+      u(g.pre_logon_cut), u(g.logon_timeout_cut), u(g.discarded_bytes),
+      u(g.unread_cut));
     return;
   }
   std::printf("matcher %s: %llu requests answered (%llu rejected before a "
@@ -102,6 +107,12 @@ void print_counts(const options& opts, const report_counts& c,
               u(g.requests), u(g.reports), u(g.unsent), u(g.session_rejects),
               u(g.business_rejects), u(g.logons), u(g.logouts),
               u(g.slow_dropped), u(g.slow_cut));
+  std::printf("connections: %llu accepted; dropped %llu for a BodyLength past "
+              "the limit, %llu before logon (bytes, garbled, not a Logon), "
+              "%llu for no Logon in time, %llu for not reading; %llu bytes "
+              "discarded\n",
+              u(g.connections), u(g.oversized_cut), u(g.pre_logon_cut),
+              u(g.logon_timeout_cut), u(g.unread_cut), u(g.discarded_bytes));
 }
 
 } // namespace
@@ -149,7 +160,7 @@ int main(int argc, char** argv) {
   }
   keylane::cli::control_signals signals{[] {}};
   auto fix = fix_gateway::start(
-    opts.fix_config, opts.port, opts.session_queue,
+    opts.fix_config, opts.port, opts.session_queue, opts.fix_limits,
     [&](order_request&& rq) { m->take(std::move(rq)); }, error);
   if (!fix) {
     std::cerr << "exchange: " << error << "\n";

@@ -14,6 +14,8 @@ namespace {
 constexpr const char* usage = R"(usage: exchange [--matcher keylane|single] [--port N] [--fix-config PATH]
                 [--config PATH] [--set SECTION.KEY=VALUE]... [--symbols N]
                 [--risk-us MIN-MAX | --no-risk] [--journal FILE] [--json]
+                [--logon-timeout-ms N] [--max-logon-bytes N]
+                [--max-message-bytes N] [--max-unsent-bytes N]
        exchange --verify FILE
 
 A FIX 4.4 order-entry server: NewOrderSingle (limit, DAY),
@@ -39,6 +41,19 @@ its counters.
                     session ever waits for it. 0: reports are written from
                     the matcher's output thread, one thread hop fewer, and
                     a client that stops reading stalls every session
+  --logon-timeout-ms N  drop a FIX connection that has not completed a
+                    Logon within N ms (default 5000, 100..600000)
+  --max-logon-bytes N  the most bytes a connection may send before its
+                    Logon is complete, garbage included (default 4096,
+                    256..1048576); past it the connection is dropped
+  --max-message-bytes N  the largest message of a logged-on session,
+                    header and trailer included, and so the most a
+                    connection buffers (default 65536, from
+                    --max-logon-bytes to 67108864); a BodyLength past it
+                    drops the connection before its body is read
+  --max-unsent-bytes N  the most bytes written for a FIX connection that
+                    its socket has not taken (default 16777216, 65536..
+                    1073741824); past it the connection is dropped
   --symbols N       listed symbols S0000..S<N-1> (default 1000)
   --risk-us A-B     the risk actor answers after A..B microseconds, drawn
                     uniformly (default 50-200)
@@ -81,6 +96,10 @@ options parse_args(int argc, char** argv) {
   cl.count("--symbols", opts.books.symbols, 1, 10000000);
   cl.text("--risk-us", risk_us);
   cl.count("--session-queue", opts.session_queue, 0);
+  cl.count("--logon-timeout-ms", opts.fix_limits.logon_timeout_ms, 100, 600000);
+  cl.count("--max-logon-bytes", opts.fix_limits.logon_bytes, 256, 1u << 20);
+  cl.count("--max-message-bytes", opts.fix_limits.message_bytes, 256, 64u << 20);
+  cl.count("--max-unsent-bytes", opts.fix_limits.unsent_bytes, 64u << 10, 1u << 30);
   auto timeout = cl.count("--risk-timeout-ms", risk_timeout_ms, 0);
   cl.text("--fix-config", opts.fix_config);
   cl.text("--config", opts.config);
@@ -90,6 +109,11 @@ options parse_args(int argc, char** argv) {
   cl.parse(argc, argv);
   if (opts.matcher != "keylane" && opts.matcher != "single")
     cl.fail("--matcher must be keylane or single, not '" + opts.matcher + "'");
+  if (opts.fix_limits.message_bytes < opts.fix_limits.logon_bytes)
+    cl.fail("--max-message-bytes " + std::to_string(opts.fix_limits.message_bytes)
+            + " is below --max-logon-bytes "
+            + std::to_string(opts.fix_limits.logon_bytes)
+            + ": a logged-on session may send at least what a Logon may");
   if (no_risk)
     opts.books.risk = false;
   if (risk_us) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fix/fix_gateway.hpp"
 #include "matcher.hpp"
 
 namespace exchange {
@@ -17,6 +18,7 @@ struct options {
   int port = 0;                    ///< 0: the FIX settings file's port
   std::string fix_config;          ///< QuickFIX session settings
   size_t session_queue = 50000;    ///< reports held for a client that does not read
+  gateway_limits fix_limits;       ///< what one FIX connection may cost
   std::optional<std::string> config; ///< keylane TOML
   std::vector<std::string> overrides;
   matcher_options books;

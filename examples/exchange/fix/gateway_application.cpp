@@ -129,7 +129,7 @@ void gateway_application::probe(slot& s) {
 
 // On the session's outbox thread, once reports were dropped. The
 // acceptor's sockets belong to its thread (closing one here would race
-// with its select), so the session is logged out instead: QuickFIX sends
+// with its reads), so the session is logged out instead: QuickFIX sends
 // the Logout from that thread and closes the connection when no answer
 // comes in LogoutTimeout. Logout also disables the session, which would
 // refuse the client's next logon, so whoever sees it down re-enables it.

@@ -24,12 +24,12 @@ namespace fix {
 /// digits; -1 if it has none or the number is out of range.
 int session_index(const std::string& comp_id);
 
-/// QuickFIX callbacks of the acceptor. QuickFIX's SocketAcceptor calls them
-/// on its one thread, for every session, one message at a time, so requests
-/// reach `on_request` in each session's order. `send` may be called from
-/// any thread: QuickFIX's Session::send takes the session's lock and its
-/// SocketConnection queues, under a lock of its own, what the socket does
-/// not take, for the acceptor's thread to write; it never waits. Because
+/// QuickFIX callbacks of the acceptor. fix_acceptor calls them on its one
+/// thread, for every session, one message at a time, so requests reach
+/// `on_request` in each session's order. `send` may be called from any
+/// thread: QuickFIX's Session::send takes the session's lock and the
+/// fix_connection writes what the socket takes and keeps the rest, under
+/// a lock of its own, for the acceptor's thread to write; it never waits. Because
 /// nothing waits, a client that does not read is found out by asking: each
 /// outbox sends a TestRequest every `probe_every` reports and, before the
 /// next one, waits for the client's Heartbeat answering the last, so at

@@ -37,6 +37,10 @@ const char* usage() {
          "  --json              print one JSON object\n"
          "  --check-bad-inputs  send malformed and invalid requests over LOAD1,\n"
          "                      print PASS/FAIL per case\n"
+         "  --check-limits      connections the server must drop: a BodyLength of\n"
+         "                      999999999 then 64 MiB, 32 MiB of garbage, 200 that\n"
+         "                      never log on; print PASS/FAIL per case\n"
+         "  --limits-wait S     seconds each of those drops may take (10)\n"
          "  --slow-reader N     also log on as LOAD<sessions+1> over a raw socket,\n"
          "                      send N cancels of unknown orders and read nothing\n"
          "exit 0 only if every request was answered, no report was out of\n"
@@ -51,6 +55,9 @@ bool parse_options(int argc, char** argv, load_options& o, std::string& error) {
   app.add_flag("-h,--help", o.help);
   app.add_flag("--json", o.json);
   app.add_flag("--check-bad-inputs", o.check_bad_inputs);
+  app.add_flag("--check-limits", o.check_limits);
+  app.add_option("--limits-wait", o.limits_wait_s)
+    ->check(must<double>("must be > 0 s", [](double d) { return d > 0; }));
   app.add_option("--host", o.host);
   app.add_option("--port", o.port)
     ->check(must<long long>("must be a port 1..65535",

@@ -22,6 +22,8 @@ struct load_options {
   double drain_timeout_s = 10;
   bool json = false;
   bool check_bad_inputs = false;
+  bool check_limits = false;
+  double limits_wait_s = 10; ///< --check-limits: how long a drop may take
   uint64_t slow_reader = 0;  ///< requests of a client that never reads (0: none)
   bool help = false;
 };

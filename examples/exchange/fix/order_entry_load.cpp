@@ -2,11 +2,13 @@
 // order_entry_load: a FIX 4.4 load client for the exchange example. N
 // initiator sessions send a seeded open-loop flow of new / cancel / replace
 // orders and check every ExecutionReport against the order's own sequence;
-// --check-bad-inputs sends invalid requests instead and checks the answers.
+// --check-bad-inputs sends invalid requests instead and checks the answers;
+// --check-limits sends what the server must drop a connection for.
 
 #include <cstdio>
 
 #include "bad_inputs.hpp"
+#include "limit_checks.hpp"
 #include "load_options.hpp"
 #include "load_report.hpp"
 #include "load_run.hpp"
@@ -25,6 +27,8 @@ int main(int argc, char** argv) {
   }
   if (o.check_bad_inputs)
     return check_bad_inputs(o) ? 0 : 1;
+  if (o.check_limits)
+    return check_limits(o) ? 0 : 1;
   std::fprintf(stderr, "order_entry_load: seed %llu\n",
                static_cast<unsigned long long>(o.seed));
   run_result r = run_load(o);
