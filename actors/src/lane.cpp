@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/coarse_clock.hpp"
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/park_service.hpp"
@@ -236,7 +237,11 @@ void lane::take_turn() {
 void lane::invoke_current() {
   ++token_;
   ++current_->attempts;
-  attempt_started_ = clock::now();
+  // Precise only where a deadline or the window's sizing reads it: a
+  // clock read per event was ~3 % of the CPU of a short handler's path.
+  attempt_started_ = policy().attempt_timeout_ms > 0 || parts_.live.window_auto()
+                       ? clock::now()
+                       : coarse_now();
   if (current_->attempts == 1)
     current_->started = attempt_started_;
   // A failed activation fails this attempt; the first attempt has just

@@ -10,6 +10,7 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/coarse_clock.hpp"
 #include "keylane/detail/counters.hpp"
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/state_service.hpp"
@@ -22,7 +23,7 @@ uint64_t shard::idle(uint64_t id) {
   if (linger_.count() == 0 || (l != nullptr && l->parking()))
     retire_now_.push_back(idle_lane{id, mark, {}});
   else
-    idle_.push_back(idle_lane{id, mark, clock::now()});
+    idle_.push_back(idle_lane{id, mark, coarse_now()}); // the linger is ms
   return mark;
 }
 
