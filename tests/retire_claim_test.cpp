@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Retire claims: while keys wait for a slot of the full cap, shards retire
 // idle lanes for them, one claimed retire per waiting key — never two for
-// one key, and never fewer shards than waiting keys need. Checked on the
+// one key, and never fewer shards than waiting keys need; and a shard with
+// idle lanes is asked whenever the cap is full while keys wait. On the
 // ingress alone (no actors: its wake-ups go to no one), so each step is
 // deterministic.
 #include <catch2/catch.hpp>
@@ -86,4 +87,28 @@ TEST_CASE("no retire is claimed while no key waits, or while a slot is "
   CHECK(f.in.waiting() == 0);
   CHECK(f.in.active() == 2);
   CHECK_FALSE(f.in.claim_retire());
+}
+
+TEST_CASE("a shard that stood back while a retired lane's slot was being "
+          "handed on is asked again once the cap is full and keys still "
+          "wait",
+          "[lane][cap]") {
+  fixture f; // key 1's lane on shard 0, key 2's on shard 1
+  f.submit(kl::key{uint64_t{3}});
+  f.submit(kl::key{uint64_t{4}});
+  REQUIRE(f.in.waiting() == 2);
+  CHECK_FALSE(f.in.reclaim_asked(1)); // no shard had idle lanes to give
+  // Shard 0 retires key 1's lane; before it hands the slot on, shard 1
+  // publishes its idle lane and looks: a slot is free, so it keeps it.
+  f.in.lane_gone(0);
+  f.in.note_idle_lanes(1, 1);
+  REQUIRE_FALSE(f.in.slot_wanted());
+  // Shard 0 admits key 3; key 4 still waits and the cap is full again:
+  // without a new question, shard 1's idle lane stays for its linger.
+  f.in.admit_waiting();
+  CHECK(f.in.waiting() == 1);
+  CHECK(f.in.active() == 2);
+  CHECK(f.in.slot_wanted());
+  CHECK(f.in.reclaim_asked(1));
+  CHECK_FALSE(f.in.reclaim_asked(0)); // it published no idle lane
 }

@@ -214,8 +214,13 @@ void ingress::admit_waiting() {
   // sees the other's change, so a free slot never idles while a key waits.
   while (waiting_.load(std::memory_order_seq_cst) > 0
          && !closed_.load(std::memory_order_acquire)) {
-    if (!take_cap())
-      return; // the next lane to retire hands its slot on
+    if (!take_cap()) {
+      // Keys still wait and the cap is full again. A shard that looked
+      // between a retire and this admission saw a free slot and kept its
+      // idle lanes; ask again, or the keys wait for its linger.
+      ask_for_idle_lanes();
+      return;
+    }
     key k;
     if (!pop_waiting(k)) {
       release_cap(); // another thread took the key; look again

@@ -149,6 +149,11 @@ public:
     inboxes_[i]->idle.store(n, std::memory_order_seq_cst);
   }
 
+  /// Shard `i` was asked to retire idle lanes and has not begun to.
+  [[nodiscard]] bool reclaim_asked(size_t i) const noexcept {
+    return inboxes_[i]->reclaim_signalled.load(std::memory_order_seq_cst);
+  }
+
   /// Clears shard `i`'s "asked to retire idle lanes" flag before it does.
   void rearm_reclaim(size_t i) noexcept;
 
