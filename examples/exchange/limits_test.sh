@@ -16,34 +16,7 @@ exchange=$1 load=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "exchange limits: $*" >&2; for f in "$work"/*.log; do echo "--- $f"; cat "$f"; done >&2; exit 1; }
 
-# start_server TAG ARGS...: the server's files are $work/TAG.*.
-server=""
-start_server() {
-  local tag=$1
-  shift
-  server=""
-  for attempt in 1 2 3 4 5 6 7 8; do
-    port=$((20000 + RANDOM % 40000))
-    "$exchange" --port "$port" --json "$@" >"$work/$tag.out" 2>"$work/$tag.log" &
-    server=$!
-    for _ in $(seq 100); do
-      grep -q "acceptor up" "$work/$tag.log" && break
-      kill -0 "$server" 2>/dev/null || break
-      sleep 0.1
-    done
-    grep -q "acceptor up" "$work/$tag.log" && break
-    kill -9 "$server" 2>/dev/null || true
-    wait "$server" || true
-    server=""
-  done
-  [ -n "$server" ] || fail "the server did not start"
-  trap 'kill -9 "$server" 2>/dev/null || true' EXIT
-}
-stop_server() {
-  kill -TERM "$server"
-  wait "$server" || fail "the server did not stop cleanly"
-  trap - EXIT
-}
+. "$(dirname "${BASH_SOURCE[0]}")/server_control.sh"
 start_server server
 
 hwm_kib() { awk '/^VmHWM:/ {print $2}' "/proc/$server/status"; }

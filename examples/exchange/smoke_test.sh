@@ -21,38 +21,8 @@ for s in "$@"; do sets+=(--set "$s"); done
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "exchange smoke ($matcher): $*" >&2; for f in "$work"/*.log; do echo "--- $f"; cat "$f"; done >&2; exit 1; }
 
-# A free port: try a few random ones; a busy port makes the server exit 3.
-# start_server TAG ARGS...: the server's files are $work/TAG.*.
-server=""
-start_server() {
-  local tag=$1
-  shift
-  server=""
-  for attempt in 1 2 3 4 5 6 7 8; do
-    port=$((20000 + RANDOM % 40000))
-    "$exchange" --matcher "$matcher" --port "$port" "$@" \
-      --json "${sets[@]}" >"$work/$tag.out" 2>"$work/$tag.log" &
-    server=$!
-    for _ in $(seq 100); do
-      grep -q "acceptor up" "$work/$tag.log" && break
-      kill -0 "$server" 2>/dev/null || break
-      sleep 0.1
-    done
-    grep -q "acceptor up" "$work/$tag.log" && break
-    # Not up: it may still be starting; never wait on a live server.
-    kill -9 "$server" 2>/dev/null || true
-    wait "$server" || true
-    server=""
-  done
-  [ -n "$server" ] || fail "the server did not start"
-  trap 'kill -9 "$server" 2>/dev/null || true' EXIT
-}
-stop_server() {
-  kill -TERM "$server"
-  wait "$server" || fail "the server did not stop cleanly"
-  trap - EXIT
-}
-start_server server --journal "$work/journal.jsonl"
+. "$(dirname "${BASH_SOURCE[0]}")/server_control.sh"
+start_server server --matcher "$matcher" --journal "$work/journal.jsonl" "${sets[@]}"
 
 field() { grep -o "\"$1\":[0-9.]*" "$2" | head -1 | cut -d: -f2; }
 
@@ -106,7 +76,7 @@ grep -q "all match the reference" "$work/verify.out" || fail "no verdict"
 # sessions' orders are all answered all the same, its reports past the
 # session's queue are dropped and its connection cut, and the journal still
 # matches the reference.
-start_server slow-server --journal "$work/slow-journal.jsonl" --session-queue 2000
+start_server slow-server --matcher "$matcher" --journal "$work/slow-journal.jsonl" --session-queue 2000 "${sets[@]}"
 "$load" --port "$port" --rate 1000 --duration 2 --seed 8 --json --slow-reader 50000 \
   >"$work/slow.out" 2>"$work/slow.log" || fail "order_entry_load failed beside a client that does not read"
 cat "$work/slow.out"
