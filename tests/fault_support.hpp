@@ -248,8 +248,8 @@ struct attempt_record {
   uint32_t attempt = 0;
   fault_clock::time_point start;
   /// When the attempt failed, at the latest from the runtime's point of
-  /// view (for a hang: start + attempt timeout, the earliest the runtime
-  /// may give up); unset for attempts that did not fail.
+  /// view (for a hang: the attempt's deadline as the runtime gave it, the
+  /// earliest it may give up); unset for attempts that did not fail.
   fault_clock::time_point failed_at;
   bool failed = false;
   /// It hung because the machine held back its completion (see
@@ -293,14 +293,14 @@ public:
 
   /// Attempts that started while the key's previous one still ran. The
   /// one exception: an overtaken attempt (its completion held back past
-  /// the timeout) may be followed once `timeout` has passed since it began.
-  [[nodiscard]] size_t overlaps(std::chrono::milliseconds timeout) const {
+  /// the timeout) may be followed once its deadline has passed.
+  [[nodiscard]] size_t overlaps() const {
     std::lock_guard<std::mutex> guard{mtx_};
     size_t n = 0;
     for (auto& o : overlapping_) {
       auto& prev = by_key_.at(o.key_id).at(o.prev);
       auto& next = by_key_.at(o.key_id).at(o.next);
-      if (!(prev.overtaken && next.start >= prev.start + timeout))
+      if (!(prev.overtaken && next.start >= prev.failed_at))
         ++n;
     }
     return n;
@@ -468,12 +468,15 @@ public:
 
   void on_event(item& x, completion<uint64_t> done) override {
     auto now = fault_clock::now();
+    // The runtime's own: it started the attempt a little before `now`, and
+    // a machine that stalls this thread makes that "little" milliseconds.
+    auto deadline = done.deadline().value_or(now + timeout_);
     auto attempt = table_->begin_attempt(x.id);
     auto p = table_->get(x.id);
     auto index = jr_->begin(x.key_id, x.id, attempt, now);
     later_->poke(); // a hang_thread waiter may be waiting for this attempt
     if (attempt <= p.failures) {
-      fail(x, attempt, index, p.how, now, std::move(done));
+      fail(x, attempt, index, p.how, deadline, std::move(done));
       return;
     }
     switch (p.then) {
@@ -498,7 +501,7 @@ public:
       return;
     }
     auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
-    auto finish = [ctx = context(x, attempt, index, now), skip, result,
+    auto finish = [ctx = context(x, attempt, index, deadline), skip, result,
                    shared] {
       if (ctx.late()) {
         ctx.hang(shared, false);
@@ -519,7 +522,7 @@ public:
 
 private:
   void fail(const item& x, uint32_t attempt, size_t index, fail_how how,
-            fault_clock::time_point start, completion<uint64_t> done) {
+            fault_clock::time_point deadline, completion<uint64_t> done) {
     auto key_id = x.key_id;
     auto id = x.id;
     switch (how) {
@@ -531,7 +534,7 @@ private:
       case fail_how::fail_later: {
         auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
         later_->after(std::chrono::microseconds(200 + id % 300),
-                      [ctx = context(x, attempt, index, start), shared] {
+                      [ctx = context(x, attempt, index, deadline), shared] {
                         if (ctx.late()) {
                           ctx.hang(shared, true);
                           return;
@@ -552,11 +555,11 @@ private:
         jr_->end(key_id, index);
         return; // `done` goes out of scope unfinished
       case fail_how::hang_thread:
-        context(x, attempt, index, start)
+        context(x, attempt, index, deadline)
           .hang(std::make_shared<completion<uint64_t>>(std::move(done)));
         return;
       case fail_how::hang_timer: {
-        jr_->failed(key_id, index, start + timeout_);
+        jr_->failed(key_id, index, deadline);
         jr_->end(key_id, index);
         auto shared = std::make_shared<completion<uint64_t>>(std::move(done));
         run_later(timeout_ + timeout_ / 2,
@@ -577,7 +580,7 @@ private:
     uint64_t id;
     uint32_t attempt;
     size_t index;
-    fault_clock::time_point start;
+    fault_clock::time_point deadline;
 
     // A machine that stalls the finishing thread can hold a completion
     // back until the attempt timeout, or nearly: the runtime then times the
@@ -589,7 +592,7 @@ private:
         return false;
       auto margin = std::min<std::chrono::milliseconds>(timeout / 10,
                                                         std::chrono::milliseconds(10));
-      return fault_clock::now() - start >= timeout - margin;
+      return fault_clock::now() >= deadline - margin;
     }
 
     void hang(std::shared_ptr<completion<uint64_t>> done,
@@ -599,7 +602,7 @@ private:
         jr->overtaken(key_id, index);
       }
       // The runtime may give up no earlier than the timeout.
-      jr->failed(key_id, index, start + timeout);
+      jr->failed(key_id, index, deadline);
       jr->end(key_id, index);
       auto seen = table->outputs(id);
       // Finish it once the runtime has visibly moved on: the event's next
@@ -614,9 +617,9 @@ private:
 
   [[nodiscard]] attempt_context context(const item& x, uint32_t attempt,
                                         size_t index,
-                                        fault_clock::time_point start) const {
+                                        fault_clock::time_point deadline) const {
     return attempt_context{table_, jr_,     later_,  timeout_, x.key_id,
-                           x.id,   attempt, index,   start};
+                           x.id,   attempt, index,   deadline};
   }
 
   fault_table* table_;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -36,6 +37,8 @@ using ev_type = rt_type::event_type;
 struct journal {
   std::mutex mtx;
   std::map<uint64_t, std::vector<steady_clock::time_point>> starts;
+  std::map<uint64_t, std::vector<std::optional<steady_clock::time_point>>>
+    deadlines; // as each attempt's completion gave them
   std::map<uint64_t, completion<uint64_t>> hung; // first attempts left open
   std::atomic<int> running{0};
   std::atomic<int> overlaps{0};
@@ -54,6 +57,7 @@ public:
       auto& v = j_->starts[x.id];
       v.push_back(steady_clock::now());
       attempt = v.size();
+      j_->deadlines[x.id].push_back(done.deadline());
     }
     if (x.how == job::until_released ? j_->released.load()
                                      : attempt > x.fail_first) {
@@ -225,6 +229,52 @@ TEST_CASE("an attempt that times out is retried and its late completion is "
   CHECK_FALSE(rt->try_pull(extra));
   CHECK(rt->stats().delivered == 2);
   rt->stop();
+}
+
+TEST_CASE("a completion gives its attempt's deadline: attempt_timeout_ms "
+          "after the runtime started that attempt, none without a timeout",
+          "[retry][timeout]") {
+  journal j;
+  auto s = retry_settings(2);
+  s.attempt_timeout_ms = 40;
+  auto rt = start(s, j);
+  auto before = steady_clock::now();
+  REQUIRE(rt->submit("A", job{1, job::hang, 1}));
+  auto e = pull_one(*rt);
+  REQUIRE(e->attempts == 2);
+  {
+    std::lock_guard<std::mutex> guard{j.mtx};
+    auto& d = j.deadlines.at(1);
+    auto& at = j.starts.at(1);
+    REQUIRE(d.size() == 2);
+    REQUIRE(d[0]);
+    REQUIRE(d[1]);
+    // The runtime starts an attempt after the submit and before the
+    // handler's first line; the second only after the first timed out
+    // and backed off.
+    CHECK(*d[0] >= before + milliseconds(40));
+    CHECK(*d[0] <= at[0] + milliseconds(40));
+    CHECK(*d[1] >= *d[0] + milliseconds(40 + 5));
+    CHECK(*d[1] <= at[1] + milliseconds(40));
+    // Still there once the completion has moved and its attempt timed out.
+    REQUIRE(j.hung.count(1) == 1);
+    CHECK(j.hung.at(1).deadline() == d[0]);
+    CHECK(std::move(j.hung.at(1)).share().deadline() == d[0]);
+  }
+  rt->stop();
+
+  journal plain;
+  auto untimed = start(retry_settings(2), plain);
+  REQUIRE(untimed->submit("A", job{1, job::fail, 2}));
+  CHECK(pull_one(*untimed)->attempts == 2);
+  {
+    std::lock_guard<std::mutex> guard{plain.mtx};
+    auto& d = plain.deadlines.at(2);
+    REQUIRE(d.size() == 2);
+    CHECK_FALSE(d[0]);
+    CHECK_FALSE(d[1]);
+  }
+  untimed->stop();
 }
 
 TEST_CASE("a key that backs off delays no other key", "[retry][isolation]") {

@@ -33,6 +33,7 @@ completion_core::completion_core(completion_core&& other) noexcept
     host_(other.host_),
     token_(other.token_),
     slot_(other.slot_),
+    deadline_(other.deadline_),
     handle_(std::move(other.handle_)) {
   other.owner_ = nullptr;
   pin();
@@ -47,6 +48,7 @@ completion_core& completion_core::operator=(completion_core&& other) noexcept {
     host_ = other.host_;
     token_ = other.token_;
     slot_ = other.slot_;
+    deadline_ = other.deadline_;
     handle_ = std::move(other.handle_);
     other.owner_ = nullptr;
     pin();

@@ -265,11 +265,16 @@ void lane::invoke_current() {
   sync_error_.clear();
   std::string thrown;
   attempt_mark_ = host_->request_mark();
+  auto timeout_ms = policy().attempt_timeout_ms;
+  auto deadline = timeout_ms > 0
+                    ? attempt_started_ + std::chrono::milliseconds(timeout_ms)
+                    : clock::time_point{};
   try {
-    call_handler(true, [this] {
+    call_handler(true, [this, deadline] {
       handler_->invoke(*current_,
                        completion_core{this, id_, host_, token_,
-                                       handler_->result_slot(*current_)});
+                                       handler_->result_slot(*current_),
+                                       deadline});
     });
   } catch (const std::exception& e) {
     thrown = std::string{"handler threw: "} + e.what();
@@ -287,10 +292,8 @@ void lane::invoke_current() {
     settle(sync_status_, std::move(sync_error_), sync_permanent_);
   } else {
     awaiting_ = true;
-    if (auto ms = policy().attempt_timeout_ms; ms > 0)
-      host_->arm_timeout(id_, token_,
-                         attempt_started_ + std::chrono::milliseconds(ms),
-                         attempt_started_);
+    if (timeout_ms > 0)
+      host_->arm_timeout(id_, token_, deadline, attempt_started_);
   }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,6 +64,18 @@ public:
   /// True until the event is finished through this object.
   [[nodiscard]] bool pending() const noexcept { return core_.pending(); }
 
+  /// When the runtime gives up on this attempt (`attempt_timeout_ms` after
+  /// it started it), for a handler that passes the time left on to a
+  /// downstream call; `std::nullopt` when attempts have no timeout. Stays
+  /// readable after the completion is finished.
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point>
+  deadline() const noexcept {
+    auto at = core_.deadline();
+    if (at == std::chrono::steady_clock::time_point{})
+      return std::nullopt;
+    return at;
+  }
+
   /// Moves this completion into a copyable handle, for code that copies
   /// its callbacks: `request(...).then(on_value, on_error)` in CAF copies
   /// both handlers, and each must be able to finish the event.
@@ -100,6 +113,12 @@ public:
 
   /// True until the event is finished through any copy.
   [[nodiscard]] bool pending() const noexcept { return done_->pending(); }
+
+  /// As `completion::deadline`.
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point>
+  deadline() const noexcept {
+    return done_->deadline();
+  }
 
 private:
   std::shared_ptr<completion<Result>> done_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -21,9 +22,10 @@ class completion_core {
 public:
   completion_core() noexcept = default;
   completion_core(lane* owner, uint64_t lane_id, caf::abstract_actor* host,
-                  uint64_t token, void* slot) noexcept
+                  uint64_t token, void* slot,
+                  std::chrono::steady_clock::time_point deadline = {}) noexcept
     : owner_(owner), lane_id_(lane_id), host_(host), token_(token),
-      slot_(slot) {}
+      slot_(slot), deadline_(deadline) {}
   completion_core(completion_core&& other) noexcept;
   completion_core& operator=(completion_core&& other) noexcept;
   completion_core(const completion_core&) = delete;
@@ -36,6 +38,12 @@ public:
   /// True when called inside the handler's own `on_event` call of this
   /// very invocation (not a later one).
   [[nodiscard]] bool synchronous() const noexcept;
+
+  /// When the runtime times this attempt out; the epoch (zero) without
+  /// an attempt timeout.
+  [[nodiscard]] std::chrono::steady_clock::time_point deadline() const noexcept {
+    return deadline_;
+  }
 
   /// The typed result slot (a `std::optional<Result>*`), sync path only.
   [[nodiscard]] void* slot() const noexcept { return slot_; }
@@ -55,6 +63,7 @@ private:
   caf::abstract_actor* host_ = nullptr;
   uint64_t token_ = 0;
   void* slot_ = nullptr;
+  std::chrono::steady_clock::time_point deadline_{};
   caf::actor handle_;
 };
 
