@@ -192,15 +192,19 @@ TEST_CASE("state keys are read, and rocksdb without a path is named",
   CHECK(d.state_checkpoint_ms == 100);
   CHECK(d.state_sync_mode == state_sync::checkpoint);
   CHECK(d.state_rollback);
+  CHECK(d.state_recover == state_recovery::strict);
   auto s = parsed("[state]\nstore = \"rocksdb\"\npath = \"/var/st\"\n"
                   "checkpoint_ms = 20\ncheckpoint_events = 5\n"
-                  "sync = \"every_event\"\nrollback = false\n");
+                  "sync = \"every_event\"\nrollback = false\n"
+                  "recover = \"point_in_time\"\n");
   CHECK(s.state_store == state_backend::rocksdb);
   CHECK(s.state_path == "/var/st");
   CHECK(s.state_checkpoint_ms == 20);
   CHECK(s.state_checkpoint_events == 5);
   CHECK(s.state_sync_mode == state_sync::every_event);
   CHECK_FALSE(s.state_rollback);
+  CHECK(s.state_recover == state_recovery::point_in_time);
+  CHECK(parsed(to_toml(s)).state_recover == state_recovery::point_in_time);
   check_all({
     {"[state]\nstore = \"rocksdb\"\n",
      "t.toml:2: state.store = \"rocksdb\": needs state.path, the directory "
@@ -215,6 +219,9 @@ TEST_CASE("state keys are read, and rocksdb without a path is named",
      "\"every_event\""},
     {"[state]\nrollback = 1\n",
      "t.toml:2: state.rollback = 1: must be true or false"},
+    {"[state]\nrecover = \"skip\"\n",
+     "t.toml:2: state.recover = \"skip\": must be one of \"strict\", "
+     "\"point_in_time\""},
   });
 }
 

@@ -8,11 +8,16 @@
 //                                the string key "broken", and a record
 //                                whose state bytes do not decode as the
 //                                key "bad state"
+//   state_fixture DIR --damage-log  writes each key in a batch of its own,
+//                                closes the store and flips one byte in
+//                                the middle of its write-ahead log
 //   state_fixture tool ARGS...   runs the state tool with a renderer for
 //                                the fixture's state type, as an
 //                                application would build its own tool
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -52,6 +57,28 @@ int fail(const caf::error& err) {
   return 1;
 }
 
+/// Flips a bit of the middle byte of the store's write-ahead log (the
+/// store is closed: RocksDB keeps what was written there until its next
+/// open, which folds it into a table).
+int damage_log(const std::string& dir) {
+  for (const auto& e : std::filesystem::directory_iterator{dir}) {
+    if (e.path().extension() != ".log" || e.file_size() == 0)
+      continue;
+    std::fstream f{e.path(), std::ios::in | std::ios::out | std::ios::binary};
+    auto at = static_cast<std::streamoff>(e.file_size() / 2);
+    char c = 0;
+    if (!f.seekg(at) || !f.get(c) || !f.seekp(at)
+        || !f.put(static_cast<char>(c ^ 0x10)))
+      break;
+    std::printf("flipped byte %lld of %s\n", static_cast<long long>(at),
+                e.path().c_str());
+    return 0;
+  }
+  std::fprintf(stderr, "state_fixture: no write-ahead log to damage in %s\n",
+               dir.c_str());
+  return 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -62,8 +89,9 @@ int main(int argc, char** argv) {
                           json_renderer<fixture::account>());
   }
   bool corrupt = argc == 3 && std::strcmp(argv[2], "--corrupt") == 0;
-  if (argc != 2 && !corrupt) {
-    std::fprintf(stderr, "usage: state_fixture DIR [--corrupt]\n"
+  bool damage = argc == 3 && std::strcmp(argv[2], "--damage-log") == 0;
+  if (argc != 2 && !corrupt && !damage) {
+    std::fprintf(stderr, "usage: state_fixture DIR [--corrupt | --damage-log]\n"
                          "       state_fixture tool ARGS...\n");
     return 2;
   }
@@ -96,6 +124,14 @@ int main(int argc, char** argv) {
     bad_state.state = "\x7f"; // a sound record whose state does not decode
     entries.push_back({key{std::string{"bad state"}},
                        encode_state_record(bad_state)});
+  }
+  if (damage) {
+    for (const auto& e : entries)
+      if (auto err = (*store)->write({e}, false))
+        return fail(err);
+    store->reset();
+    std::printf("wrote %zu keys to %s\n", entries.size(), argv[1]);
+    return damage_log(argv[1]);
   }
   if (auto err = (*store)->write(entries, true))
     return fail(err);

@@ -242,6 +242,50 @@ if(CMAKE_SCRIPT_MODE_FILE)
     return()
   endif()
 
+  if(SCENARIO STREQUAL "damaged_log")
+    # One byte flipped in the middle of the write-ahead log: every command
+    # refuses the store, naming the file and the way forward, and changes
+    # no file; with state.recover = "point_in_time" list reads it as of
+    # the damage, says so, and still changes no file.
+    state_expect(0 none "${FIXTURE}" "${store}" --damage-log)
+    string(REGEX MATCH "of ([^\n]*\\.log)\n" _ "${state_out}")
+    set(log "${CMAKE_MATCH_1}")
+    if(NOT log)
+      message(FATAL_ERROR "the fixture named no log: ${state_out}")
+    endif()
+    file(GLOB files "${store}/*")
+    set(before "")
+    foreach(f IN LISTS files)
+      file(SHA256 "${f}" hash)
+      string(APPEND before "${f} ${hash}\n")
+    endforeach()
+    set(texts "keylane-state: state_store_failed: state store ${store}: the write-ahead log ${log} is damaged (Corruption: "
+      "nothing in it was changed"
+      "state.recover = \"point_in_time\"")
+    state_expect(1 texts "${TOOL}" list "${store}")
+    if(NOT state_out STREQUAL "")
+      message(FATAL_ERROR "list of a damaged store printed: ${state_out}")
+    endif()
+    state_expect(1 texts "${TOOL}" show "${store}" 7)
+    state_expect(1 texts "${TOOL}" export "${store}")
+    state_expect(1 texts "${TOOL}" erase "${store}" 7)
+    set(texts "keylane-state: state store ${store}: point-in-time recovery (state.recover = \"point_in_time\"): the write-ahead log ${log} is damaged"
+      "read-only: nothing on disk changed"
+      "7    integer       3  2024-05-01T12:00:00.123Z           12\n1 key\n")
+    state_expect(0 texts "${TOOL}" list "--set=state.path=${store}"
+      --set state.recover=point_in_time)
+    file(GLOB files "${store}/*")
+    set(after "")
+    foreach(f IN LISTS files)
+      file(SHA256 "${f}" hash)
+      string(APPEND after "${f} ${hash}\n")
+    endforeach()
+    if(NOT after STREQUAL before)
+      message(FATAL_ERROR "the store changed:\n${before}\n->\n${after}")
+    endif()
+    return()
+  endif()
+
   if(SCENARIO STREQUAL "readonly")
     # list, show and export open the store read-only: they work in a
     # directory this user cannot write (run as nobody when we are root, who
@@ -345,6 +389,8 @@ keylane_state_tool_scenario("a damaged record fails show and is named by list an
   corrupt)
 keylane_state_tool_scenario("list, show and export read a read-only store and change no file"
   readonly)
+keylane_state_tool_scenario("a damaged write-ahead log fails every command, naming the file, and changes no file"
+  damaged_log)
 
 add_test(NAME "state tool: no installed header includes a RocksDB header"
   COMMAND ${CMAKE_COMMAND} -DSCENARIO=headers

@@ -11,11 +11,15 @@
 namespace keylane::detail {
 
 caf::expected<std::unique_ptr<state_store>>
-component_open_rocksdb_state_store(const std::string& path);
+component_open_rocksdb_state_store(const std::string& path,
+                                   state_recovery recover,
+                                   const log_writer& report);
 
 caf::expected<std::unique_ptr<state_store>>
-component_open_rocksdb_state_store(const std::string& path) {
-  return open_rocksdb_state_store(path);
+component_open_rocksdb_state_store(const std::string& path,
+                                   state_recovery recover,
+                                   const log_writer& report) {
+  return open_rocksdb_state_store(path, false, recover, report);
 }
 
 } // namespace keylane::detail

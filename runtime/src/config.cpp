@@ -196,6 +196,14 @@ const char* to_string(state_sync x) noexcept {
   return "?";
 }
 
+const char* to_string(state_recovery x) noexcept {
+  switch (x) {
+    case state_recovery::strict: return "strict";
+    case state_recovery::point_in_time: return "point_in_time";
+  }
+  return "?";
+}
+
 const char* to_string(park_mode x) noexcept {
   switch (x) {
     case park_mode::memory: return "memory";

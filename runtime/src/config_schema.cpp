@@ -81,6 +81,8 @@ constexpr state_backend all_state_backends[] = {
   state_backend::none, state_backend::memory, state_backend::rocksdb};
 constexpr state_sync all_state_syncs[] = {state_sync::checkpoint,
                                           state_sync::every_event};
+constexpr state_recovery all_state_recoveries[] = {
+  state_recovery::strict, state_recovery::point_in_time};
 constexpr log_level all_levels[] = {log_level::error, log_level::warning,
                                     log_level::info, log_level::debug};
 
@@ -221,6 +223,7 @@ const std::vector<section>& schema() {
     {"state",
      {choice("store", &settings::state_store, all_state_backends),
       text("path", &settings::state_path),
+      choice("recover", &settings::state_recover, all_state_recoveries),
       count("checkpoint_ms", &settings::state_checkpoint_ms,
             {1, 86400000, false}),
       count("checkpoint_events", &settings::state_checkpoint_events,

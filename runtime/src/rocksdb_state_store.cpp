@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The durable state store: a RocksDB database, one entry per key (the key
 // as state_key.hpp spells it, the record's bytes as the value), written
-// through RocksDB's write-ahead log. RocksDB's names stay in this file.
+// through RocksDB's write-ahead log. RocksDB's names stay in this file and
+// rocksdb_wal_damage.*, which reads what RocksDB says of a damaged log.
 
-#include <cstdarg>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -18,8 +18,10 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include "rocksdb_wal_damage.hpp"
 #include "state_key.hpp"
 #include "keylane/errc.hpp"
+#include "keylane/log.hpp"
 #include "keylane/state_store.hpp"
 
 namespace keylane {
@@ -53,18 +55,6 @@ caf::error refuse(const std::string& path, const std::string& what,
   return refuse(path, what + ": " + text);
 }
 
-/// Discards RocksDB's informational log. A read-only open must not write
-/// into the directory (a running writer's LOG is there, and the reader may
-/// have no right to write): with a logger of our own, RocksDB never opens
-/// a LOG file for it, whatever its version does without one (7.8 creates
-/// none; measured).
-class null_logger final : public rocksdb::Logger {
-public:
-  using rocksdb::Logger::Logv;
-  void Logv(const char*, va_list) override {
-  }
-};
-
 rocksdb::Options make_options(bool read_only) {
   rocksdb::Options o;
   // Records are small and read one key at a time: when a key's lane starts
@@ -84,9 +74,33 @@ rocksdb::Options make_options(bool read_only) {
   o.memtable_whole_key_filtering = true;
   // Every open starts a new info LOG; keep a few, not RocksDB's 1000.
   o.keep_log_file_num = 5;
+  // A crash mid-write leaves the write-ahead log's last record cut off:
+  // that tail is dropped and the open goes on. A record that is there in
+  // full but fails its checksum is damage, and fails the open. RocksDB's
+  // default, kPointInTimeRecovery, stops reading at the damage and opens
+  // with what came before (older states, valid folds, and no error);
+  // kAbsoluteConsistency refuses the crash's cut-off tail too. Measured
+  // with 7.8.3: a byte flipped in the middle of a log or in its last record
+  // is refused; a log cut anywhere, or with zeros or half a record after
+  // its end, opens.
+  o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  // A read-only open must not write into the directory: with a logger of
+  // our own RocksDB opens no LOG file for it (7.8 creates none; measured).
   if (read_only)
-    o.info_log = std::make_shared<null_logger>();
+    o.info_log = std::make_shared<detail::wal_damage_listener>();
   return o;
+}
+
+/// The refusal of a damaged write-ahead log, with the way forward.
+caf::error refuse_damage(const std::string& path, const detail::wal_damage& d) {
+  return refuse(path, detail::describe(d)
+                        + ": reading it only up to the damage would roll"
+                          " keys back to older states without a word, so"
+                          " the store is not opened and nothing in it was"
+                          " changed. To open it as of the damage, dropping"
+                          " for good what the log holds after it, start"
+                          " once with state.recover = \"point_in_time\""
+                          " (copy the directory first; docs/state.md)");
 }
 
 /// What a path holds, before RocksDB touches it.
@@ -160,16 +174,45 @@ caf::error check_column_families(const std::string& path) {
                           " touch it");
 }
 
-caf::expected<db_ptr> open_read_only(const std::string& path,
-                                     bool adopt_empty) {
+/// A read-only open; after a point-in-time recovery of a damaged
+/// write-ahead log, what RocksDB reported and what the recovery drops
+/// (`damage` is empty when the logs are whole).
+struct read_only_open {
+  db_ptr db;
+  detail::wal_damage damage;
+  detail::wal_loss loss;
+};
+
+caf::expected<read_only_open> open_read_only(const std::string& path,
+                                             bool adopt_empty,
+                                             state_recovery recover) {
+  auto opts = make_options(true);
+  auto listener
+    = std::static_pointer_cast<detail::wal_damage_listener>(opts.info_log);
   rocksdb::DB* raw = nullptr;
-  auto st = rocksdb::DB::OpenForReadOnly(make_options(true), path, &raw);
-  db_ptr db{raw};
-  if (!st.ok())
-    return refuse(path, "cannot open read-only", st);
-  if (auto known = identify(*db, path, adopt_empty); !known)
+  auto st = rocksdb::DB::OpenForReadOnly(opts, path, &raw);
+  read_only_open out{db_ptr{raw}, {}, {}};
+  if (!st.ok()) {
+    auto damage = listener->damage();
+    if (damage.empty())
+      return refuse(path, "cannot open read-only", st);
+    if (recover == state_recovery::strict)
+      return refuse_damage(path, damage);
+    st = detail::measure_wal_loss(path, make_options(true), out.loss);
+    if (!st.ok())
+      return refuse(path, detail::describe(damage)
+                            + "; point-in-time recovery cannot read it",
+                    st);
+    opts.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+    st = rocksdb::DB::OpenForReadOnly(opts, path, &raw);
+    out.db.reset(raw);
+    if (!st.ok())
+      return refuse(path, "cannot open read-only", st);
+    out.damage = std::move(damage);
+  }
+  if (auto known = identify(*out.db, path, adopt_empty); !known)
     return std::move(known.error());
-  return db;
+  return out;
 }
 
 /// Thread-safe: RocksDB serves concurrent calls; one mutex orders `write`
@@ -282,7 +325,8 @@ private:
 } // namespace
 
 caf::expected<std::unique_ptr<state_store>>
-open_rocksdb_state_store(const std::string& path, bool read_only) {
+open_rocksdb_state_store(const std::string& path, bool read_only,
+                         state_recovery recover, const log_writer& report) {
   auto where = inspect(path);
   if (!where)
     return std::move(where.error());
@@ -307,11 +351,14 @@ open_rocksdb_state_store(const std::string& path, bool read_only) {
       break;
   }
   db_ptr db;
+  std::string recovered;
   if (read_only) {
-    auto ro = open_read_only(path, false);
+    auto ro = open_read_only(path, false, recover);
     if (!ro)
       return std::move(ro.error());
-    db = std::move(*ro);
+    db = std::move(ro->db);
+    if (!ro->damage.empty())
+      recovered = detail::describe(ro->damage, ro->loss, true);
   } else {
     auto fresh = *where != place::database;
     if (fresh) {
@@ -319,14 +366,21 @@ open_rocksdb_state_store(const std::string& path, bool read_only) {
       fs::create_directories(path, ec);
       if (ec)
         return refuse(path, "cannot create the directory: " + ec.message());
-    } else if (auto ro = open_read_only(path, true); !ro) {
-      // Identified before opening for writing: a writer's open would
-      // already change another program's database (a new MANIFEST, a
-      // flush of its log).
-      return std::move(ro.error());
+    } else {
+      // Identified and its logs checked before opening for writing: a
+      // writer's open would already change the directory (a new MANIFEST
+      // and LOG, a flush of the log), another program's database or a
+      // damaged store the operator must decide about.
+      auto ro = open_read_only(path, true, recover);
+      if (!ro)
+        return std::move(ro.error());
+      if (!ro->damage.empty())
+        recovered = detail::describe(ro->damage, ro->loss, false);
     }
     auto opts = make_options(false);
     opts.create_if_missing = fresh;
+    if (!recovered.empty())
+      opts.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
     rocksdb::DB* raw = nullptr;
     auto st = rocksdb::DB::Open(opts, path, &raw);
     db.reset(raw);
@@ -346,6 +400,10 @@ open_rocksdb_state_store(const std::string& path, bool read_only) {
         return refuse(path, "cannot write keylane's marker", st);
     }
   }
+  if (!recovered.empty())
+    (report ? report : stderr_log_writer())(log_level::warning,
+                                            "state store " + path + ": "
+                                              + recovered);
   std::unique_ptr<state_store> store
     = std::make_unique<rocksdb_state_store>(path, std::move(db), read_only);
   return store;

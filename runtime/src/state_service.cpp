@@ -42,7 +42,13 @@ state_service::open(const settings& cfg, logger& log) {
           "which this program does not link: link keylane::state "
           "(find_package(keylane COMPONENTS state)), built when "
           "KEYLANE_BUILD_STATE is on");
-      auto st = detail::component_open_rocksdb_state_store(cfg.state_path);
+      // A point-in-time recovery's warning goes to the runtime's log; the
+      // writer is called only during the open.
+      auto st = detail::component_open_rocksdb_state_store(
+        cfg.state_path, cfg.state_recover,
+        [&log](log_level level, std::string_view line) {
+          log.write(level, line);
+        });
       if (!st)
         return std::move(st.error());
       store = std::move(*st);

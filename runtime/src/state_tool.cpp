@@ -58,6 +58,13 @@ also work while a runtime has the store open (showing what it had written
 when the tool opened it; if RocksDB fails to open it meanwhile, run the
 tool again). erase needs the runtime stopped: only one process may write.
 
+A store whose write-ahead log is damaged is refused, naming the file, as
+the runtime refuses it. --set state.recover=point_in_time (or that key in
+the --config file) reads it as of the damage instead, with a warning that
+says what that drops: list, show and export show what a runtime's
+point-in-time recovery would keep, changing nothing; erase opens for
+writing and so performs that recovery, for good.
+
 options:
   --config PATH       takes DIR from the runtime's config file (state.store
                       must be "rocksdb"; DIR is state.path); then no DIR
@@ -93,9 +100,11 @@ std::string help(const std::string& prog) {
   return out;
 }
 
-/// DIR from --config and --set: state.path of a "rocksdb" state store.
+/// DIR from --config and --set: state.path of a "rocksdb" state store; and
+/// its state.recover.
 std::optional<tool_failure> dir_from_settings(tool_command_line& cl,
-                                              const std::string& prog) {
+                                              const std::string& prog,
+                                              state_recovery& recover) {
   settings s;
   if (cl.config) {
     auto loaded = load(*cl.config);
@@ -115,15 +124,27 @@ std::optional<tool_failure> dir_from_settings(tool_command_line& cl,
                           + to_string(s.state_store) + "\": " + prog
                           + " reads only a \"rocksdb\" state store"};
   cl.target = s.state_path;
+  recover = s.state_recover;
   return std::nullopt;
 }
 
 /// Opens DIR without ever creating a store: read-only for list, show and
 /// export; for erase, read-only first (which refuses a missing, empty or
-/// foreign directory), then for writing.
+/// foreign directory), then for writing. A point-in-time recovery's
+/// warning goes to standard error.
 std::optional<tool_failure> open(const tool_command_line& cl,
+                                 state_recovery recover,
+                                 detail::tool_output& io,
                                  std::unique_ptr<state_store>& out) {
-  auto ro = open_rocksdb_state_store(cl.target, true);
+  auto warn = [&io](log_level, std::string_view line) {
+    io.err << io.prog << ": " << line << '\n';
+  };
+  // erase's writer reports the recovery it performs; its read-only look
+  // first would only say the same in other words.
+  auto quiet = [](log_level, std::string_view) {};
+  auto ro = open_rocksdb_state_store(cl.target, true, recover,
+                                     cl.command == "erase" ? log_writer{quiet}
+                                                           : log_writer{warn});
   if (!ro)
     return tool_failure{tool_exit_failed, render(ro.error())};
   if (cl.command != "erase") {
@@ -131,7 +152,7 @@ std::optional<tool_failure> open(const tool_command_line& cl,
     return std::nullopt;
   }
   ro->reset();
-  auto rw = open_rocksdb_state_store(cl.target, false);
+  auto rw = open_rocksdb_state_store(cl.target, false, recover, warn);
   if (!rw)
     return tool_failure{tool_exit_failed, render(rw.error())};
   out = std::move(*rw);
@@ -149,11 +170,12 @@ std::optional<tool_failure> run(int argc, char** argv,
     io.out << help(io.prog);
     return std::nullopt;
   }
+  auto recover = state_recovery::strict;
   if (cl.from_settings())
-    if (auto f = dir_from_settings(cl, io.prog))
+    if (auto f = dir_from_settings(cl, io.prog, recover))
       return f;
   std::unique_ptr<state_store> store;
-  if (auto f = open(cl, store))
+  if (auto f = open(cl, recover, io, store))
     return f;
   if (cl.command == "list")
     return detail::list_states(*store, cl.target, io);

@@ -85,6 +85,19 @@ enum class state_sync {
   every_event,
 };
 
+/// What opening a RocksDB state store does with a write-ahead log damaged
+/// before its end (`[state] recover`). A log cut off inside its last
+/// record, as a crash mid-write leaves it, is not damage: both open it.
+enum class state_recovery {
+  /// Refuses to open, naming the file, and changes nothing: reading the log
+  /// only up to the damage would hand keys older states without a word.
+  strict,
+  /// RocksDB's point-in-time recovery: keeps the log up to the damage and
+  /// drops the rest of it, and every later log, for good; a warning says
+  /// which file and what was dropped. For one start after a refusal.
+  point_in_time,
+};
+
 /// Which thread runs the output callback.
 enum class output_thread {
   /// A consumer thread of keylane's own: a slow callback never holds up a
@@ -270,6 +283,9 @@ struct settings {
   /// The directory of `state.store = "rocksdb"` (created if missing).
   std::string state_path;
 
+  /// What the RocksDB store's open does with a damaged write-ahead log.
+  state_recovery state_recover = state_recovery::strict;
+
   /// Every this many milliseconds, each key whose state changed since its
   /// last write is written (one batch for all of them).
   size_t state_checkpoint_ms = 100;
@@ -341,5 +357,6 @@ using settings_ptr = std::shared_ptr<const settings>;
 [[nodiscard]] const char* to_string(output_thread x) noexcept;
 [[nodiscard]] const char* to_string(state_backend x) noexcept;
 [[nodiscard]] const char* to_string(state_sync x) noexcept;
+[[nodiscard]] const char* to_string(state_recovery x) noexcept;
 
 } // namespace keylane

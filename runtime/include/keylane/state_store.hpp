@@ -11,7 +11,9 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
+#include "keylane/config.hpp"
 #include "keylane/key.hpp"
+#include "keylane/log.hpp"
 
 namespace keylane {
 
@@ -69,6 +71,16 @@ public:
 /// Writes go through RocksDB's write-ahead log: after a process crash every
 /// successful `write` is there, and after a power loss every `sync` one.
 ///
+/// A write-ahead log damaged before its end (a byte changed inside a
+/// record) is refused with a message that names the file, and the directory
+/// is left as it was: reading the log only up to the damage, RocksDB's
+/// default, would hand keys older states that nothing tells from current
+/// ones. A log cut off inside its last record, as a crash mid-write leaves
+/// it, is no damage and opens. With `recover` = `point_in_time` a damaged
+/// log is read up to the damage and the rest is dropped (for good, unless
+/// `read_only`); `report` gets one warning saying which file and how many
+/// key writes and keys that dropped (stderr without one).
+///
 /// Only one process may open a store for writing: a running runtime holds
 /// RocksDB's lock, and a second writer is refused with a message that says
 /// so. `read_only` (RocksDB's OpenForReadOnly) takes no lock and writes no
@@ -81,6 +93,8 @@ public:
 /// readers short-lived (as keylane-state is) and retry one that fails.
 /// Its `write` and `erase` fail.
 [[nodiscard]] caf::expected<std::unique_ptr<state_store>>
-open_rocksdb_state_store(const std::string& path, bool read_only = false);
+open_rocksdb_state_store(const std::string& path, bool read_only = false,
+                         state_recovery recover = state_recovery::strict,
+                         const log_writer& report = {});
 
 } // namespace keylane

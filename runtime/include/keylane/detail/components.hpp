@@ -24,9 +24,12 @@
 // take them from the archive.
 namespace keylane::detail {
 
-/// `open_rocksdb_state_store(path)`; null unless keylane::state is linked.
+/// `open_rocksdb_state_store(path, false, recover, report)`; null unless
+/// keylane::state is linked.
 [[gnu::weak]] caf::expected<std::unique_ptr<state_store>>
-component_open_rocksdb_state_store(const std::string& path);
+component_open_rocksdb_state_store(const std::string& path,
+                                   state_recovery recover,
+                                   const log_writer& report);
 
 /// `open_sqlite_park_store(path)`; null unless keylane::sqlite is linked.
 [[gnu::weak]] caf::expected<std::unique_ptr<park_store>>
