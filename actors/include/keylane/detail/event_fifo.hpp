@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "keylane/detail/event_base.hpp"
@@ -36,6 +37,20 @@ public:
 
   void clear() noexcept {
     items_.clear();
+    head_ = 0;
+  }
+
+  /// Its storage, emptied, with its capacity: for another fifo to adopt.
+  [[nodiscard]] std::vector<event_ptr> take_storage() noexcept {
+    items_.clear();
+    head_ = 0;
+    return std::exchange(items_, {});
+  }
+
+  /// Uses `storage` (emptied, capacity kept) from now on; for an empty fifo.
+  void adopt_storage(std::vector<event_ptr> storage) noexcept {
+    storage.clear();
+    items_ = std::move(storage);
     head_ = 0;
   }
 

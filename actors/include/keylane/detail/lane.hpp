@@ -27,6 +27,13 @@ namespace keylane::detail {
 
 class shard;
 
+/// A retired lane's two event vectors, emptied with their capacity kept, for
+/// the shard's next lane: a short activation then allocates none.
+struct lane_buffers {
+  std::vector<event_ptr> queue;
+  std::vector<event_ptr> out;
+};
+
 /// What serialises one key's events while the key is active: a queue and
 /// the key's handler instance, living inside a shard actor (lanes are
 /// objects, not actors: starting and retiring one is a table insert and
@@ -88,6 +95,17 @@ public:
   void retire();
   /// Hands everything the lane holds to the stop ledger as not done.
   void abandon();
+  /// Its event vectors, empty (a dry lane's are), for `adopt_buffers`.
+  [[nodiscard]] lane_buffers take_buffers() noexcept {
+    out_.clear();
+    return lane_buffers{queue_.take_storage(), std::exchange(out_, {})};
+  }
+  /// Uses `b`'s vectors instead of its own (a lane that took no event yet).
+  void adopt_buffers(lane_buffers b) noexcept {
+    queue_.adopt_storage(std::move(b.queue));
+    b.out.clear();
+    out_ = std::move(b.out);
+  }
 
   void on_complete(uint64_t token, outcome status, bool permanent,
                    std::string error, result_box_ptr box);
