@@ -122,17 +122,31 @@ std::string standing(state_store& s) {
          + " missing";
 }
 
+/// A store written with every round whose log then had a byte flipped in
+/// its middle: where it is, its log, and every file's bytes as damaged.
+struct damaged_store {
+  temp_dir dir;
+  std::string path = dir.sub("state");
+  std::string log;
+  std::map<std::string, std::string> damaged;
+
+  damaged_store() {
+    write_rounds(path);
+    log = the_log(path);
+    flip_byte(log, fs::file_size(log) / 2);
+    damaged = contents_of(path);
+  }
+};
+
 } // namespace
 
 TEST_CASE("a RocksDB state store refuses a write-ahead log damaged in the "
           "middle, names the file and changes nothing",
           "[state][rocksdb][wal]") {
-  temp_dir dir;
-  auto path = dir.sub("state");
-  write_rounds(path);
-  auto log = the_log(path);
-  flip_byte(log, fs::file_size(log) / 2);
-  auto damaged = contents_of(path);
+  damaged_store d;
+  const auto& path = d.path;
+  const auto& log = d.log;
+  const auto& damaged = d.damaged;
   for (bool read_only : {false, true}) {
     INFO((read_only ? "read-only" : "for writing"));
     {
@@ -188,12 +202,10 @@ std::map<std::string, std::string> records_of(state_store& s) {
 TEST_CASE("a RocksDB state store recovers a damaged write-ahead log to the "
           "point of the damage only when asked, and says what it dropped",
           "[state][rocksdb][wal]") {
-  temp_dir dir;
-  auto path = dir.sub("state");
-  write_rounds(path);
-  auto log = the_log(path);
-  flip_byte(log, fs::file_size(log) / 2);
-  auto damaged = contents_of(path);
+  damaged_store d;
+  const auto& path = d.path;
+  const auto& log = d.log;
+  const auto& damaged = d.damaged;
   std::vector<std::string> warnings;
   log_writer report = [&](log_level level, std::string_view line) {
     CHECK(level == log_level::warning);
@@ -251,15 +263,11 @@ TEST_CASE("a runtime does not start on a damaged write-ahead log, and "
           "starts with state.recover = \"point_in_time\"",
           "[state][rocksdb][wal]") {
   using rt_type = runtime<uint64_t, uint64_t>;
-  temp_dir dir;
+  damaged_store d;
   settings s;
   s.threads = 1;
   s.state_store = state_backend::rocksdb;
-  s.state_path = dir.sub("state");
-  write_rounds(s.state_path);
-  auto log = the_log(s.state_path);
-  flip_byte(log, fs::file_size(log) / 2);
-  auto damaged = contents_of(s.state_path);
+  s.state_path = d.path;
   auto factory = [](const handler_params&) {
     return std::make_unique<state_test::folding>();
   };
@@ -267,9 +275,9 @@ TEST_CASE("a runtime does not start on a damaged write-ahead log, and "
     auto rt = rt_type::start(s, factory);
     REQUIRE_FALSE(rt);
     CHECK(rt.error().code() == static_cast<uint8_t>(errc::state_store_failed));
-    CHECK_THAT(render(rt.error()), Catch::Contains(log));
+    CHECK_THAT(render(rt.error()), Catch::Contains(d.log));
   }
-  CHECK(contents_of(s.state_path) == damaged);
+  CHECK(contents_of(s.state_path) == d.damaged);
   s.state_recover = state_recovery::point_in_time;
   auto rt = rt_type::start(s, factory);
   if (!rt)
