@@ -273,3 +273,42 @@ TEST_CASE("a replayed key gets the slot a lingering lane holds at once",
   CHECK(out->payload == -1);
   (*rt)->stop();
 }
+
+TEST_CASE("thousands of lingering lanes keep their keys while the backlog "
+          "purges the slots of keys that left",
+          "[lane][linger][backlog]") {
+  // Enough keys that every stripe of the backlog passes its purge
+  // threshold while the lanes of the keys already seen linger: a purge
+  // must leave a lingering lane's slot (and so its route) alone.
+  constexpr int keys = 8192;
+  struct counting : handler<int, int> {
+    void on_event(int&, completion<int> done) override { done.ok(++n_); }
+    int n_ = 0; // survives between events only while the lane lingers
+  };
+  settings cfg;
+  cfg.threads = 2;
+  cfg.max_active_keys = 2 * keys;
+  cfg.lane_linger_ms = 60000; // far longer than the test
+  handler_factory make = [](const handler_params&) {
+    return std::make_unique<counting>();
+  };
+  auto rt = rt_type::start(cfg, make);
+  REQUIRE(rt);
+  auto pass = [&](int want) {
+    for (int k = 0; k < keys; ++k)
+      REQUIRE((*rt)->submit(key{"k" + std::to_string(k)}, 0));
+    int right = 0;
+    for (int i = 0; i < keys; ++i) {
+      std::unique_ptr<rt_type::event_type> out;
+      REQUIRE((*rt)->pull(out, 10s));
+      REQUIRE(out->result);
+      right += *out->result == want;
+    }
+    return right;
+  };
+  CHECK(pass(1) == keys);
+  // Each key's second event finds its first lane and that lane's handler.
+  CHECK(pass(2) == keys);
+  CHECK((*rt)->stats().lanes_spawned == keys);
+  (*rt)->stop();
+}

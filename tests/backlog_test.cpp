@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// The backlog's per-key slots: each key finds its own slot (many keys in a
+// stripe, string and integer keys alike), a purge leaves the slot of a key
+// with a lane or waiting as it was, and an unused one's key starts afresh.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <keylane/detail/backlog.hpp>
+
+namespace kl = keylane;
+using kl::detail::backlog;
+
+namespace {
+
+const std::atomic<bool> not_cancelled{false};
+
+// Admits one event of `k` and returns its count of unfinished events.
+size_t admit_one(backlog& b, const kl::key& k) {
+  size_t count = 0;
+  bool ok = b.admit(k, false, backlog::no_deadline, not_cancelled,
+                    [&](backlog::slot& s) { count = s.count; });
+  REQUIRE(ok);
+  return count;
+}
+
+std::vector<kl::key> many_keys(size_t n) {
+  std::vector<kl::key> keys;
+  for (size_t i = 0; i < n; ++i) {
+    if (i % 2 == 0)
+      keys.emplace_back(uint64_t{i});
+    else // long enough to leave the string's inline buffer
+      keys.emplace_back("account-" + std::to_string(i) + "-of-the-ledger");
+  }
+  return keys;
+}
+
+} // namespace
+
+TEST_CASE("each key keeps its own count while the table grows",
+          "[unit][backlog]") {
+  backlog b{1000};
+  auto keys = many_keys(20000); // ~310 a stripe: the tables grow many times
+  for (auto& k : keys)
+    CHECK(admit_one(b, k) == 1);
+  size_t counted = 0;
+  for (auto& k : keys) // a second event of each key
+    counted += admit_one(b, k) == 2;
+  CHECK(counted == keys.size());
+  // An integer key and a string key with the same text are two keys.
+  CHECK(admit_one(b, kl::key{uint64_t{42}}) == 3); // one of the keys above
+  CHECK(admit_one(b, kl::key{"42"}) == 1);
+}
+
+TEST_CASE("a purge takes only unused slots: a key with a lane or waiting "
+          "keeps its route", "[unit][backlog]") {
+  backlog b{1000};
+  auto keys = many_keys(4000);
+  // Every event given back; a third keep a lane, a third wait, the rest
+  // have nothing left.
+  for (size_t i = 0; i < keys.size(); ++i) {
+    admit_one(b, keys[i]);
+    b.release(keys[i], 1);
+    b.locked(keys[i], [&](backlog::slot& s) {
+      if (i % 3 == 0) {
+        s.lane = 1000 + i;
+        s.shard = 1;
+      } else if (i % 3 == 1) {
+        s.held = true;
+      }
+    });
+  }
+  b.purge();
+  for (size_t i = 0; i < 12000; ++i) // more purges on the way
+    admit_one(b, kl::key{"fresh-" + std::to_string(i)});
+  size_t kept = 0, fresh = 0, want_kept = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    b.locked(keys[i], [&](backlog::slot& s) {
+      want_kept += i % 3 != 2;
+      if (i % 3 == 0)
+        kept += s.lane == 1000 + i && s.shard == 1 && !s.held;
+      else if (i % 3 == 1)
+        kept += s.held && s.lane == 0;
+      else
+        fresh += s.count == 0 && s.lane == 0 && !s.held;
+    });
+  }
+  CHECK(kept == want_kept);
+  CHECK(fresh == keys.size() - want_kept);
+}
+
+TEST_CASE("giving back a count lets a waiting submit of "
+          "its key in", "[unit][backlog]") {
+  backlog b{1};
+  kl::key k{"acct-7"};
+  admit_one(b, k);
+  std::atomic<bool> in{false};
+  std::thread t{[&] {
+    bool ok = b.admit(k, true, backlog::no_deadline, not_cancelled,
+                      [&](backlog::slot&) { in = true; });
+    CHECK(ok);
+  }};
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK_FALSE(in.load()); // the limit of one holds it back
+  b.release(k, 1);
+  t.join();
+  CHECK(in.load());
+  CHECK(b.locked(k, [](backlog::slot& s) { return s.count; }) == 1);
+}
