@@ -55,7 +55,11 @@ std::string usage(const char* argv0) {
          "with per-key state in\n"
          "                     RocksDB, a fresh temporary directory per run, "
          "checkpoint 100 ms),\n"
-         "                     keylane_state_memory (the same in memory)";
+         "                     keylane_state_memory (the same in memory),\n"
+         "                     ordered_partitions (hash_partitions with outputs "
+         "in submission order),\n"
+         "                     keyed_partitions (ordered_partitions with "
+         "per-key counts and handler objects)";
   out << "\n  --workloads x,y    workloads to run (default all):";
   for (auto& w : workload_names())
     out << " " << w;

@@ -74,7 +74,7 @@ public:
 struct way_spec {
   /// single_loop, shared_queue, hash_partitions, asio_strand, caf_naive,
   /// keylane_none, keylane_per_key, keylane_global, keylane_state,
-  /// keylane_state_memory or ordered_partitions.
+  /// keylane_state_memory, ordered_partitions or keyed_partitions.
   std::string name;
   /// True when the way promises per-key order (violations fail the run).
   bool ordered = true;
@@ -90,8 +90,8 @@ struct way_spec {
 [[nodiscard]] const std::vector<std::string>& way_names();
 
 /// The ways run when `--ways` is not given: all but the keyed-state ones
-/// (`keylane_state`, `keylane_state_memory`) and `ordered_partitions`,
-/// which run on request.
+/// (`keylane_state`, `keylane_state_memory`), `ordered_partitions` and
+/// `keyed_partitions`, which run on request.
 [[nodiscard]] std::vector<std::string> default_way_names();
 
 /// The specs of `names` (in report order), with every scheduler in
@@ -109,6 +109,7 @@ std::unique_ptr<way> make_hash_partitions();
 /// hash_partitions with outputs re-sequenced into submission order (the
 /// promise of keylane_global) and a window of 65,536: on request only.
 std::unique_ptr<way> make_ordered_partitions();
+std::unique_ptr<way> make_keyed_partitions();
 std::unique_ptr<way> make_asio_strand();
 std::unique_ptr<way> make_caf_naive();
 /// CAF's default scheduler and its worker count here (caf_naive runs

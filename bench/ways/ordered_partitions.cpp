@@ -7,6 +7,17 @@
 // the ring's head ready delivers the run that follows it (no sequencer
 // thread, no wake-up for re-sequencing). The producer blocks while the
 // window is full, as keylane's `overflow = block` does.
+//
+// Baseline 7 (on request), keyed_partitions: the same plus the per-key
+// state any keyed runtime keeps, still with no keylane code — on submit,
+// the key's count of unfinished events in a table striped by the key's
+// hash under a lock per stripe (what bounds a key's backlog; never full
+// here); on the worker, the key's handler object, found in the
+// partition's table or made on the key's first event, called through a
+// virtual function, and the count given back under the stripe lock after
+// the event ran. No cap of live keys, no retire: it is the floor of a
+// keyed runtime whose keys' state stays live (keylane with
+// `--set runtime.max_active_keys` above the key count).
 
 #include <atomic>
 #include <condition_variable>
@@ -14,6 +25,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <tsl/robin_map.h>
 
 #include <keylane/detail/mpmc_queue.hpp>
 #include <keylane/key.hpp>
@@ -33,9 +46,48 @@ struct sequenced {
   uint64_t seq = 0;
 };
 
+// A key's handler, as a user writes one: virtual, one object per key.
+struct key_handler {
+  virtual ~key_handler() = default;
+  virtual uint64_t on_event(const item& it, uint64_t iters) = 0;
+};
+
+struct spin_key_handler final : key_handler {
+  uint64_t on_event(const item& it, uint64_t iters) override {
+    ++events;
+    return do_work(it, iters);
+  }
+  uint64_t events = 0;
+};
+
+// The keys' counts of unfinished events, striped as keylane's backlog.
+class key_counts {
+public:
+  void add(const key& k) {
+    auto& s = stripes_[k.hash() >> 58];
+    std::lock_guard<std::mutex> guard{s.mtx};
+    ++s.counts[k];
+  }
+  void release(const key& k) {
+    auto& s = stripes_[k.hash() >> 58];
+    std::lock_guard<std::mutex> guard{s.mtx};
+    --s.counts.find(k).value();
+  }
+
+private:
+  struct alignas(64) stripe {
+    std::mutex mtx;
+    tsl::robin_map<key, uint64_t, key_hasher, std::equal_to<key>,
+                   std::allocator<std::pair<key, uint64_t>>, true>
+      counts;
+  };
+  stripe stripes_[64];
+};
+
 class ordered_partitions final : public way {
 public:
-  ordered_partitions() : ring_(new cell[window]) {
+  explicit ordered_partitions(bool keyed)
+    : ring_(new cell[window]), keyed_(keyed) {
     for (size_t i = 0; i < partitions; ++i)
       parts_.push_back(std::make_unique<partition>());
   }
@@ -43,7 +95,7 @@ public:
   std::string start(output& out, uint64_t work_iters) override {
     out_ = &out;
     for (auto& p : parts_)
-      p->worker = std::thread{[this, q = &p->queue, work_iters] {
+      p->worker = std::thread{[this, p = p.get(), q = &p->queue, work_iters] {
         sequenced buf[batch];
         for (;;) {
           auto n = q->wait_dequeue_bulk_timed(buf, batch, 2000);
@@ -53,7 +105,8 @@ public:
             auto& c = ring_[buf[j].seq % window];
             c.it = buf[j].it;
             c.seq = buf[j].seq;
-            c.result = do_work(buf[j].it, work_iters);
+            c.result = keyed_ ? run_keyed(*p, buf[j].it, work_iters)
+                              : do_work(buf[j].it, work_iters);
             c.ready.store(true, std::memory_order_seq_cst);
           }
           if (n != 0)
@@ -73,6 +126,8 @@ public:
       blocked_.store(false, std::memory_order_relaxed);
     }
     auto& p = *parts_[stable_hash(it.key) % partitions];
+    if (keyed_)
+      counts_.add(key{it.key});
     return p.queue.enqueue(p.token, sequenced{it, next_++});
   }
 
@@ -81,7 +136,8 @@ public:
     for (auto& p : parts_)
       p->worker.join();
     if (out_of_order_ != 0)
-      return "ordered_partitions: " + std::to_string(out_of_order_)
+      return std::string{keyed_ ? "keyed" : "ordered"} + "_partitions: "
+             + std::to_string(out_of_order_)
              + " outputs left out of submission order";
     return {};
   }
@@ -131,9 +187,22 @@ private:
     detail::blocking_mpmc_queue<sequenced> queue;
     detail::producer_token token{queue};
     std::thread worker;
+    tsl::robin_map<key, std::unique_ptr<key_handler>, key_hasher> handlers;
   };
+
+  uint64_t run_keyed(partition& p, const item& it, uint64_t iters) {
+    key k{it.key};
+    auto& h = p.handlers[k];
+    if (!h)
+      h = std::make_unique<spin_key_handler>();
+    auto r = h->on_event(it, iters);
+    counts_.release(k);
+    return r;
+  }
   std::vector<std::unique_ptr<partition>> parts_;
   std::unique_ptr<cell[]> ring_;
+  bool keyed_;
+  key_counts counts_; // keyed only
   output* out_ = nullptr;
   uint64_t next_ = 0; // producer only
   alignas(64) std::atomic<uint64_t> head_{0};
@@ -148,7 +217,11 @@ private:
 } // namespace
 
 std::unique_ptr<way> make_ordered_partitions() {
-  return std::make_unique<ordered_partitions>();
+  return std::make_unique<ordered_partitions>(false);
+}
+
+std::unique_ptr<way> make_keyed_partitions() {
+  return std::make_unique<ordered_partitions>(true);
 }
 
 } // namespace keylane::bench
