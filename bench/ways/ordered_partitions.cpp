@@ -15,9 +15,9 @@
 // here); on the worker, the key's handler object, found in the
 // partition's table or made on the key's first event, called through a
 // virtual function, and the count given back under the stripe lock after
-// the event ran. No cap of live keys, no retire: it is the floor of a
-// keyed runtime whose keys' state stays live (keylane with
-// `--set runtime.max_active_keys` above the key count).
+// the event ran. No cap of live keys, no retire: what a keyed runtime
+// whose keys' state stays live (keylane with `--set
+// runtime.max_active_keys` above the key count) pays in this plain layout.
 
 #include <atomic>
 #include <condition_variable>
@@ -54,7 +54,7 @@ struct key_handler {
 
 struct spin_key_handler final : key_handler {
   uint64_t on_event(const item& it, uint64_t iters) override {
-    ++events;
+    ++events; // the key's state, which a real handler's event changes
     return do_work(it, iters);
   }
   uint64_t events = 0;
