@@ -59,7 +59,9 @@ std::string usage(const char* argv0) {
          "                     ordered_partitions (hash_partitions with outputs "
          "in submission order),\n"
          "                     keyed_partitions (ordered_partitions with "
-         "per-key counts and handler objects)";
+         "per-key counts and handler objects),\n"
+         "                     keyed_slots (the same state at one fixed address per "
+         "key, looked up once)";
   out << "\n  --workloads x,y    workloads to run (default all):";
   for (auto& w : workload_names())
     out << " " << w;

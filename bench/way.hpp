@@ -110,6 +110,7 @@ std::unique_ptr<way> make_hash_partitions();
 /// promise of keylane_global) and a window of 65,536: on request only.
 std::unique_ptr<way> make_ordered_partitions();
 std::unique_ptr<way> make_keyed_partitions();
+std::unique_ptr<way> make_keyed_slots();
 std::unique_ptr<way> make_asio_strand();
 std::unique_ptr<way> make_caf_naive();
 /// CAF's default scheduler and its worker count here (caf_naive runs
