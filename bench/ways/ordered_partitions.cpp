@@ -24,8 +24,9 @@
 // table, which holds a fixed-address entry per key (its count and its
 // handler); the event carries the entry to the worker, which calls the
 // handler with no lookup and gives the count back with one atomic
-// decrement, no lock. What per-key state costs when nothing is looked up
-// twice.
+// decrement, no lock; a key with nothing unfinished is placed on the
+// partition with less queued, as keylane places a starting lane. What
+// per-key state costs when nothing is looked up twice.
 
 #include <atomic>
 #include <condition_variable>
