@@ -6,7 +6,7 @@
 
 namespace keylane::detail {
 
-bool backlog::wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
+bool backlog::wait_for_room(shard& s, std::unique_lock<spin_mutex>& guard,
                             const key& k,
                             std::chrono::steady_clock::time_point deadline,
                             const std::atomic<bool>& cancelled) {
@@ -33,7 +33,7 @@ void backlog::release(const key& k, size_t n) {
   if (n == 0)
     return;
   auto& s = shards_[shard_index(k)];
-  std::lock_guard<std::mutex> guard{s.mtx};
+  std::lock_guard<spin_mutex> guard{s.mtx};
   auto i = s.slots.find(k);
   if (i == s.slots.end())
     return;
@@ -45,7 +45,7 @@ void backlog::release(const key& k, size_t n) {
 
 bool backlog::close_route(const key& k, uint64_t lane, bool parked) {
   auto& s = shards_[shard_index(k)];
-  std::lock_guard<std::mutex> guard{s.mtx};
+  std::lock_guard<spin_mutex> guard{s.mtx};
   auto i = s.slots.find(k);
   if (i == s.slots.end() || i->second.lane != lane)
     return true; // not routed to it (cannot happen; nothing to clear)
@@ -67,14 +67,14 @@ void backlog::purge(shard& s) {
 
 void backlog::purge() {
   for (auto& s : shards_) {
-    std::lock_guard<std::mutex> guard{s.mtx};
+    std::lock_guard<spin_mutex> guard{s.mtx};
     purge(s);
   }
 }
 
 void backlog::wake_all() {
   for (auto& s : shards_) {
-    std::lock_guard<std::mutex> guard{s.mtx};
+    std::lock_guard<spin_mutex> guard{s.mtx};
     s.cv.notify_all();
   }
 }

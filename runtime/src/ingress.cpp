@@ -186,13 +186,13 @@ void ingress::lane_gone(size_t i) noexcept {
 
 void ingress::begin_wait(backlog::slot& s, const key& k) {
   s.held = true;
-  std::lock_guard<std::mutex> guard{wait_mtx_};
+  std::lock_guard<spin_mutex> guard{wait_mtx_};
   wait_keys_.push_back(k);
   waiting_.fetch_add(1, std::memory_order_seq_cst);
 }
 
 bool ingress::pop_waiting(key& k) {
-  std::lock_guard<std::mutex> guard{wait_mtx_};
+  std::lock_guard<spin_mutex> guard{wait_mtx_};
   if (wait_keys_.empty())
     return false;
   k = std::move(wait_keys_.front());
@@ -203,7 +203,7 @@ bool ingress::pop_waiting(key& k) {
 
 void ingress::purge_idle() {
   backlog_.purge();
-  std::lock_guard<std::mutex> guard{wait_mtx_};
+  std::lock_guard<spin_mutex> guard{wait_mtx_};
   if (wait_keys_.empty()) // a burst of waiting keys pins no memory after it
     std::deque<key>{}.swap(wait_keys_);
 }
@@ -273,7 +273,7 @@ std::optional<ingress::held_event> ingress::find_held(uint64_t seq) {
         found = held_event{k, ev->submitted, 0};
   });
   if (found) {
-    std::lock_guard<std::mutex> guard{wait_mtx_};
+    std::lock_guard<spin_mutex> guard{wait_mtx_};
     auto i = std::find(wait_keys_.begin(), wait_keys_.end(), found->k);
     found->ahead = static_cast<size_t>(i - wait_keys_.begin());
   }
@@ -299,7 +299,7 @@ std::vector<event_ptr> ingress::detach_all() {
     }
   });
   {
-    std::lock_guard<std::mutex> guard{wait_mtx_};
+    std::lock_guard<spin_mutex> guard{wait_mtx_};
     wait_keys_.clear();
     waiting_.store(0, std::memory_order_seq_cst);
   }

@@ -13,6 +13,7 @@
 #include <tsl/robin_map.h>
 
 #include "keylane/detail/event_base.hpp"
+#include "keylane/detail/spin_mutex.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane::detail {
@@ -92,7 +93,7 @@ public:
              std::chrono::steady_clock::time_point deadline,
              const std::atomic<bool>& cancelled, F&& then) {
     auto& s = shards_[shard_index(k)];
-    std::unique_lock<std::mutex> guard{s.mtx};
+    std::unique_lock<spin_mutex> guard{s.mtx};
     if (s.slots.size() >= s.purge_at)
       purge(s);
     // One lookup on the common path (room for the key).
@@ -119,7 +120,7 @@ public:
   template <class F>
   decltype(auto) locked(const key& k, F&& fn) {
     auto& s = shards_[shard_index(k)];
-    std::lock_guard<std::mutex> guard{s.mtx};
+    std::lock_guard<spin_mutex> guard{s.mtx};
     return fn(s.slots.try_emplace(k).first.value());
   }
 
@@ -144,7 +145,7 @@ public:
   template <class F>
   void for_each(F&& fn) {
     for (auto& s : shards_) {
-      std::lock_guard<std::mutex> guard{s.mtx};
+      std::lock_guard<spin_mutex> guard{s.mtx};
       for (auto i = s.slots.begin(); i != s.slots.end(); ++i)
         fn(i->first, i.value());
     }
@@ -163,8 +164,8 @@ private:
   static constexpr size_t purge_floor = 64;
 
   struct alignas(64) shard { // one lock per cache line: shards don't contend
-    std::mutex mtx;
-    std::condition_variable cv;
+    spin_mutex mtx;
+    std::condition_variable_any cv; // a full key's producers wait
     size_t waiters = 0;
     size_t purge_at = purge_floor;
     slot_map slots;
@@ -179,7 +180,7 @@ private:
     return x.count == 0 && x.lane == 0 && !x.held;
   }
 
-  bool wait_for_room(shard& s, std::unique_lock<std::mutex>& guard,
+  bool wait_for_room(shard& s, std::unique_lock<spin_mutex>& guard,
                      const key& k,
                      std::chrono::steady_clock::time_point deadline,
                      const std::atomic<bool>& cancelled);

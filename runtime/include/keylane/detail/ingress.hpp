@@ -17,6 +17,7 @@
 #include "keylane/detail/backlog.hpp"
 #include "keylane/detail/event_base.hpp"
 #include "keylane/detail/mpmc_queue.hpp"
+#include "keylane/detail/spin_mutex.hpp"
 #include "keylane/detail/waiter.hpp"
 #include "keylane/errc.hpp"
 
@@ -318,7 +319,7 @@ private:
   alignas(64) std::atomic<size_t> waiting_{0};
   // Shards only (retires), off the line producers bump `waiting_` on.
   alignas(64) std::atomic<size_t> retire_claims_{0}; // see claim_retire
-  std::mutex wait_mtx_; // taken after a key's stripe lock, never before
+  spin_mutex wait_mtx_; // taken after a key's stripe lock, never before
   std::deque<key> wait_keys_;
   std::atomic<size_t> reclaim_{0};
   std::atomic<size_t> cap_;
