@@ -5,6 +5,8 @@
 // idle lanes is asked whenever the cap is full while keys wait. On the
 // ingress alone (no actors: its wake-ups go to no one), so each step is
 // deterministic.
+#include <set>
+
 #include <catch2/catch.hpp>
 
 #include <keylane/config.hpp>
@@ -81,7 +83,7 @@ TEST_CASE("no retire is claimed while no key waits, or while a slot is "
   // A lane retired and gave its slot back; the key is not admitted yet.
   // That slot is the key's: retiring another lane for it would leave the
   // cap half used.
-  f.in.lane_gone(0);
+  f.in.lane_gone(0, false);
   CHECK_FALSE(f.in.claim_retire());
   f.in.admit_waiting();
   CHECK(f.in.waiting() == 0);
@@ -100,7 +102,7 @@ TEST_CASE("a shard that stood back while a retired lane's slot was being "
   CHECK_FALSE(f.in.reclaim_asked(1)); // no shard had idle lanes to give
   // Shard 0 retires key 1's lane; before it hands the slot on, shard 1
   // publishes its idle lane and looks: a slot is free, so it keeps it.
-  f.in.lane_gone(0);
+  f.in.lane_gone(0, false);
   f.in.note_idle_lanes(1, 1);
   REQUIRE_FALSE(f.in.slot_wanted());
   // Shard 0 admits key 3; key 4 still waits and the cap is full again:
@@ -111,4 +113,59 @@ TEST_CASE("a shard that stood back while a retired lane's slot was being "
   CHECK(f.in.slot_wanted());
   CHECK(f.in.reclaim_asked(1));
   CHECK_FALSE(f.in.reclaim_asked(0)); // it published no idle lane
+}
+
+TEST_CASE("a retire for a waiting key hands its slot of the cap straight to "
+          "the oldest waiting key, and gives it back when none waits",
+          "[lane][cap]") {
+  fixture f; // key 1's lane on shard 0, key 2's on shard 1
+  f.submit(kl::key{uint64_t{3}});
+  f.submit(kl::key{uint64_t{4}});
+  REQUIRE(f.in.waiting() == 2);
+  // Shard 0 claims a retire for key 3, retires key 1's lane and keeps its
+  // slot: the cap stays full, so shard 1 need not stand back and may claim
+  // one for key 4 at once, but not a third.
+  CHECK(f.in.claim_retire());
+  f.in.lane_gone(0, true);
+  CHECK(f.in.active() == 2);
+  CHECK(f.in.slot_wanted());
+  CHECK(f.in.claim_retire());
+  CHECK_FALSE(f.in.claim_retire());
+  f.in.end_retire_claim();
+  f.in.admit_waiting(true);
+  f.in.end_retire_claim();
+  CHECK(f.in.waiting() == 1); // key 4 waits on: the cap is full again
+  CHECK(f.in.active() == 2);
+  // Key 3's lane went to shard 0 (one lane fewer), with its event.
+  event_base* inbox[8];
+  auto n = f.in.dequeue_inbox(0, inbox, 8);
+  bool key3 = false;
+  for (size_t i = 0; i < n; ++i) {
+    event_ptr ev{inbox[i]};
+    key3 = key3 || ev->k == kl::key{uint64_t{3}};
+  }
+  CHECK(key3);
+  // Key 4 is admitted with the next retire's slot; a slot held when no
+  // key waits goes back to the cap.
+  f.in.lane_gone(1, true);
+  f.in.admit_waiting(true);
+  CHECK(f.in.waiting() == 0);
+  CHECK(f.in.active() == 2);
+  f.in.lane_gone(0, true);
+  f.in.admit_waiting(true);
+  CHECK(f.in.active() == 1);
+}
+
+TEST_CASE("lane ids are unique across the backlog's stripes and never 0",
+          "[lane][cap]") {
+  kl::detail::backlog b{kl::unbounded};
+  std::set<uint64_t> seen;
+  for (uint64_t i = 0; i < 2000; ++i) {
+    kl::key k{i % 300};
+    auto id = b.locked(k, [&](kl::detail::backlog::slot&) {
+      return b.name_lane(k);
+    });
+    CHECK(id != 0);
+    CHECK(seen.insert(id).second);
+  }
 }

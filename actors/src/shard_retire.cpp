@@ -28,7 +28,7 @@ uint64_t shard::idle(uint64_t id) {
   return mark;
 }
 
-bool shard::retire(lane& l) {
+bool shard::retire(lane& l, bool keep_slot) {
   l.retire();
   // The key's next lane, on any shard, loads the state this one left.
   if (!state_out_.empty())
@@ -40,7 +40,7 @@ bool shard::retire(lane& l) {
   parts_.pub.lanes_retired.fetch_add(1, std::memory_order_relaxed);
   keep_buffers(l);
   lanes_.erase(l.id()); // destroys l
-  parts_.in.lane_gone(index_);
+  parts_.in.lane_gone(index_, keep_slot);
   return true;
 }
 
@@ -52,7 +52,7 @@ void shard::retire_due(bool sweep) {
   bool freed = false;
   for (auto& x : retire_now_)
     if (auto* l = live(x))
-      freed = retire(*l) || freed;
+      freed = retire(*l, false) || freed;
   retire_now_.clear();
   // While keys wait with the cap full (or lanes exceed a lowered cap), the
   // longest idle lanes retire now, each handing its slot to the oldest
@@ -74,11 +74,12 @@ void shard::retire_due(bool sweep) {
         break;
     }
     idle_.pop_front();
-    bool gone = retire(*l);
+    // A claimed retire hands its slot of the cap to a waiting key.
+    bool gone = retire(*l, claimed);
     if (gone) {
       freed = true;
       if (wanted)
-        parts_.in.admit_waiting(); // before the next lane is asked
+        parts_.in.admit_waiting(claimed); // before the next lane is asked
     }
     if (claimed) {
       parts_.in.end_retire_claim();

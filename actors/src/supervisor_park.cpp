@@ -101,7 +101,7 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
     if (revived.empty()) {
       s.held = false;
     } else if (parts_.in.waiting() == 0 && parts_.in.take_cap()) {
-      shard = parts_.in.open_lane(s);
+      shard = parts_.in.open_lane(k, s);
       started = true;
       bool first = true;
       for (auto& ev : revived) {

@@ -87,7 +87,7 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
       // No lane: start one now, unless keys wait for a slot (they go
       // first) or none is free; then it waits for one in turn.
       if (waiting_.load(std::memory_order_seq_cst) == 0 && take_cap()) {
-        open_lane(slot);
+        open_lane(k, slot);
         first = true;
       } else {
         begin_wait(slot, k);
@@ -146,7 +146,7 @@ bool ingress::take_cap() noexcept {
   return true;
 }
 
-uint32_t ingress::open_lane(backlog::slot& s) {
+uint32_t ingress::open_lane(const key& k, backlog::slot& s) {
   // The shard with the least work: the events it holds unfinished (a hot
   // key's queue counts in full, so cold keys go elsewhere and both cores
   // stay busy) plus its lanes. A key's activations may land on different
@@ -164,7 +164,7 @@ uint32_t ingress::open_lane(backlog::slot& s) {
     }
   }
   inboxes_[best]->lanes.fetch_add(1, std::memory_order_relaxed);
-  s.lane = next_lane_.fetch_add(1, std::memory_order_relaxed) + 1;
+  s.lane = backlog_.name_lane(k);
   s.shard = best;
   s.held = false;
   return best;
@@ -179,9 +179,10 @@ void ingress::send_to_lane(backlog::slot& s, event_ptr ev, bool first) {
   box.events.enqueue(*box.tokens[stripe], ev.release());
 }
 
-void ingress::lane_gone(size_t i) noexcept {
+void ingress::lane_gone(size_t i, bool keeps) noexcept {
   inboxes_[i]->lanes.fetch_sub(1, std::memory_order_relaxed);
-  active_.fetch_sub(1, std::memory_order_seq_cst);
+  if (!keeps)
+    release_cap();
 }
 
 void ingress::begin_wait(backlog::slot& s, const key& k) {
@@ -208,13 +209,23 @@ void ingress::purge_idle() {
     std::deque<key>{}.swap(wait_keys_);
 }
 
-void ingress::admit_waiting() {
+void ingress::admit_waiting(bool holding) {
   // Pairs with `begin_wait` then `admit_waiting` in submit, and with the
   // count a retire gives back before it calls this: whoever moves last
   // sees the other's change, so a free slot never idles while a key waits.
-  while (waiting_.load(std::memory_order_seq_cst) > 0
-         && !closed_.load(std::memory_order_acquire)) {
-    if (!take_cap()) {
+  // A slot held and not wanted is given back before that check.
+  auto go = [this] {
+    return waiting_.load(std::memory_order_seq_cst) > 0
+           && !closed_.load(std::memory_order_acquire);
+  };
+  for (;;) {
+    if (holding && !go()) {
+      release_cap();
+      holding = false;
+    }
+    if (!go())
+      return;
+    if (!std::exchange(holding, false) && !take_cap()) {
       // Keys still wait and the cap is full again. A shard that looked
       // between a retire and this admission saw a free slot and kept its
       // idle lanes; ask again, or the keys wait for its linger.
@@ -231,7 +242,7 @@ void ingress::admit_waiting() {
       // Only the thread that popped the key starts it; meanwhile submit
       // only appended to its events.
       auto* ev = s.take_held();
-      shard = open_lane(s);
+      shard = open_lane(k, s);
       bool first = true;
       while (ev != nullptr) {
         auto* next = std::exchange(ev->next_held, nullptr);

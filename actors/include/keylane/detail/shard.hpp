@@ -105,7 +105,7 @@ private:
   lane* start_lane(uint64_t id, const keylane::key& k);
   void end_round();
   void retire_due(bool sweep);
-  [[nodiscard]] bool retire(lane& l);
+  [[nodiscard]] bool retire(lane& l, bool keep_slot);
   void keep_buffers(lane& l) noexcept;
   void reuse_buffers(lane& l) noexcept;
   void arm_linger();

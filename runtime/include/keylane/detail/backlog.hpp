@@ -124,6 +124,14 @@ public:
     return fn(s.slots.try_emplace(k).first.value());
   }
 
+  /// A new lane id for `k`, unique in the backlog and never 0; call under
+  /// `k`'s lock (in `admit` or `locked`). Counted per stripe, on the line
+  /// of the lock held: no counter that every activation bumps.
+  [[nodiscard]] uint64_t name_lane(const key& k) noexcept {
+    auto i = shard_index(k);
+    return (++shards_[i].lanes_named * shard_count) | i;
+  }
+
   /// Drops every unused slot and gives emptied stripes' memory back (the
   /// runtime went idle).
   void purge();
@@ -165,6 +173,7 @@ private:
 
   struct alignas(64) shard { // one lock per cache line: shards don't contend
     spin_mutex mtx;
+    uint64_t lanes_named = 0; // see name_lane
     std::condition_variable_any cv; // a full key's producers wait
     size_t waiters = 0;
     size_t purge_at = purge_floor;

@@ -98,7 +98,9 @@ public:
   /// Starts the oldest waiting keys while the cap has room: takes a slot,
   /// names a lane, sends the key's held events to it. Any thread, no lock
   /// held. Returns at once if no key waits or no slot is free.
-  void admit_waiting();
+  /// `holding`: the caller hands over a slot of the cap it kept from a
+  /// retire (see `lane_gone`), for the oldest waiting key.
+  void admit_waiting(bool holding = false);
 
   /// Keys waiting for a slot now.
   [[nodiscard]] size_t waiting() const noexcept {
@@ -200,17 +202,20 @@ public:
   /// Takes a slot of the cap if one is free.
   [[nodiscard]] bool take_cap() noexcept;
 
-  /// Starts a lane for the key of `s` (under the key's lock, with a slot of
-  /// the cap taken): a fresh id, on the shard with the least work. Returns
-  /// the shard; the key's events go to the lane from now on.
-  uint32_t open_lane(backlog::slot& s);
+  /// Starts a lane for `k`, whose slot is `s` (under the key's lock, with a
+  /// slot of the cap taken): a fresh id, on the shard with the least work.
+  /// Returns the shard; the key's events go to the lane from now on.
+  uint32_t open_lane(const key& k, backlog::slot& s);
 
   /// Sends `ev` to the live lane of `s` (under the key's lock; `first`: the
   /// lane's first event). Wake the shard after unlocking.
   void send_to_lane(backlog::slot& s, event_ptr ev, bool first);
 
-  /// Shard `i` erased a lane: its slot of the cap is free.
-  void lane_gone(size_t i) noexcept;
+  /// Shard `i` erased a lane: its slot of the cap is free, unless the
+  /// shard `keeps` it for a waiting key (then it calls `admit_waiting`
+  /// holding it: the slot changes hands without the shared count going
+  /// down and up).
+  void lane_gone(size_t i, bool keeps) noexcept;
 
   /// Slots the supervisor wants freed now (lanes above a lowered cap):
   /// shards retire one idle lane per `take_reclaim`.
@@ -313,18 +318,18 @@ private:
   alignas(64) std::atomic<size_t> window_;
   alignas(64) std::atomic<bool> signalled_{false};
   alignas(64) std::atomic<bool> closed_{false};
-  // The cap: slots taken (`active_`), keys waiting for one (`waiting_`,
-  // the size of `wait_keys_`, changed under `wait_mtx_`).
+  std::atomic<size_t> cap_; // read-mostly, beside `closed_`
+  // The cap: slots taken (`active_`, and the most at once), keys waiting
+  // for one (`waiting_`, the size of `wait_keys_`, changed under
+  // `wait_mtx_`: the three move together, so they share a line).
   alignas(64) std::atomic<size_t> active_{0};
+  std::atomic<size_t> peak_{0};
   alignas(64) std::atomic<size_t> waiting_{0};
-  // Shards only (retires), off the line producers bump `waiting_` on.
-  alignas(64) std::atomic<size_t> retire_claims_{0}; // see claim_retire
   spin_mutex wait_mtx_; // taken after a key's stripe lock, never before
   std::deque<key> wait_keys_;
+  // Shards only (retires), off the lines producers write.
+  alignas(64) std::atomic<size_t> retire_claims_{0}; // see claim_retire
   std::atomic<size_t> reclaim_{0};
-  std::atomic<size_t> cap_;
-  std::atomic<size_t> peak_{0};
-  std::atomic<uint64_t> next_lane_{0};
   // Submits in progress: `close` waits for them to enqueue or give up.
   alignas(64) std::atomic<int> inside_submit_{0};
   std::atomic<uint64_t> rejected_{0};
