@@ -103,11 +103,8 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
     } else if (parts_.in.waiting() == 0 && parts_.in.take_cap()) {
       shard = parts_.in.open_lane(k, s);
       started = true;
-      bool first = true;
-      for (auto& ev : revived) {
-        parts_.in.send_to_lane(s, std::move(ev), first);
-        first = false;
-      }
+      for (auto& ev : revived)
+        parts_.in.send_to_lane(s, std::move(ev));
     } else {
       // It waits for a slot in turn, its events held in order.
       parts_.in.begin_wait(s, k);

@@ -82,13 +82,11 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
     seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
     ev->seq = seq;
     ev->submitted = clock::now();
-    bool first = false;
     if (slot.lane == 0 && !slot.held) {
       // No lane: start one now, unless keys wait for a slot (they go
       // first) or none is free; then it waits for one in turn.
       if (waiting_.load(std::memory_order_seq_cst) == 0 && take_cap()) {
         open_lane(k, slot);
-        first = true;
       } else {
         begin_wait(slot, k);
         began_wait = true;
@@ -97,7 +95,7 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
     if (slot.lane != 0) {
       to_lane = true;
       to_shard = slot.shard;
-      send_to_lane(slot, std::move(ev), first);
+      send_to_lane(slot, std::move(ev));
     } else if (slot.parked) {
       ev->parked_behind = true;
       queue_.enqueue(*tokens_[stripe], ev.release());
@@ -170,9 +168,8 @@ uint32_t ingress::open_lane(const key& k, backlog::slot& s) {
   return best;
 }
 
-void ingress::send_to_lane(backlog::slot& s, event_ptr ev, bool first) {
+void ingress::send_to_lane(backlog::slot& s, event_ptr ev) {
   ev->lane = s.lane;
-  ev->starts_lane = first;
   ev->parked_behind = false;
   auto& box = *inboxes_[s.shard];
   auto stripe = backlog::shard_index(ev->k);
@@ -243,11 +240,9 @@ void ingress::admit_waiting(bool holding) {
       // only appended to its events.
       auto* ev = s.take_held();
       shard = open_lane(k, s);
-      bool first = true;
       while (ev != nullptr) {
         auto* next = std::exchange(ev->next_held, nullptr);
-        send_to_lane(s, event_ptr{ev}, first);
-        first = false;
+        send_to_lane(s, event_ptr{ev});
         ev = next;
       }
     });

@@ -207,9 +207,9 @@ public:
   /// Returns the shard; the key's events go to the lane from now on.
   uint32_t open_lane(const key& k, backlog::slot& s);
 
-  /// Sends `ev` to the live lane of `s` (under the key's lock; `first`: the
-  /// lane's first event). Wake the shard after unlocking.
-  void send_to_lane(backlog::slot& s, event_ptr ev, bool first);
+  /// Sends `ev` to the live lane of `s` (under the key's lock). Wake the
+  /// shard after unlocking.
+  void send_to_lane(backlog::slot& s, event_ptr ev);
 
   /// Shard `i` erased a lane: its slot of the cap is free, unless the
   /// shard `keeps` it for a waiting key (then it calls `admit_waiting`
