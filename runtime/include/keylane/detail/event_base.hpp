@@ -22,7 +22,7 @@ using clock = std::chrono::steady_clock;
 /// 8-byte result is 192 bytes, three cache lines in mimalloc's bin of that
 /// size, where at 208 it took the 224-byte bin and every other event
 /// shared a line with its neighbour, which another thread was writing
-/// (docs/performance.md: up to 0.78× the CPU per event).
+/// (docs/performance.md: about 5–10 % of the CPU per event).
 struct event_base {
   event_base(keylane::key k) : k(std::move(k)) {}
   virtual ~event_base() = default;
