@@ -39,6 +39,13 @@ struct fixture {
     auto key_copy = k;
     REQUIRE(in.submit(k, make, &key_copy, false).code == kl::errc::none);
   }
+
+  // Keys 3 and 4 begin to wait for the full cap, in that order.
+  void two_keys_wait() {
+    submit(kl::key{uint64_t{3}});
+    submit(kl::key{uint64_t{4}});
+    REQUIRE(in.waiting() == 2);
+  }
 };
 
 } // namespace
@@ -47,9 +54,7 @@ TEST_CASE("with two keys waiting for the full cap, two shards may each "
           "claim a retire, and a third may not",
           "[lane][cap]") {
   fixture f;
-  f.submit(kl::key{uint64_t{3}});
-  f.submit(kl::key{uint64_t{4}});
-  REQUIRE(f.in.waiting() == 2);
+  f.two_keys_wait();
   CHECK(f.in.claim_retire());       // shard 0, for key 3
   CHECK(f.in.claim_retire());       // shard 1, for key 4: not held back
   CHECK_FALSE(f.in.claim_retire()); // both waiting keys are covered
@@ -96,9 +101,7 @@ TEST_CASE("a shard that stood back while a retired lane's slot was being "
           "wait",
           "[lane][cap]") {
   fixture f; // key 1's lane on shard 0, key 2's on shard 1
-  f.submit(kl::key{uint64_t{3}});
-  f.submit(kl::key{uint64_t{4}});
-  REQUIRE(f.in.waiting() == 2);
+  f.two_keys_wait();
   CHECK_FALSE(f.in.reclaim_asked(1)); // no shard had idle lanes to give
   // Shard 0 retires key 1's lane; before it hands the slot on, shard 1
   // publishes its idle lane and looks: a slot is free, so it keeps it.
@@ -119,9 +122,7 @@ TEST_CASE("a retire for a waiting key hands its slot of the cap straight to "
           "the oldest waiting key, and gives it back when none waits",
           "[lane][cap]") {
   fixture f; // key 1's lane on shard 0, key 2's on shard 1
-  f.submit(kl::key{uint64_t{3}});
-  f.submit(kl::key{uint64_t{4}});
-  REQUIRE(f.in.waiting() == 2);
+  f.two_keys_wait();
   // Shard 0 claims a retire for key 3, retires key 1's lane and keeps its
   // slot: the cap stays full, so shard 1 need not stand back and may claim
   // one for key 4 at once, but not a third.
