@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <exception>
 #include <string>
-#include <thread>
 
 #include <caf/all.hpp>
 
 #include "keylane/detail/components.hpp"
 #include "keylane/detail/runtime_parts.hpp"
+#include "keylane/usable_cpus.hpp"
 
 namespace keylane::detail {
 
@@ -35,8 +35,7 @@ private:
 };
 
 size_t worker_threads(const settings& c) {
-  return c.threads != 0 ? c.threads
-                        : std::max(1u, std::thread::hardware_concurrency());
+  return c.threads != 0 ? c.threads : usable_cpus();
 }
 
 size_t shards_for(const settings& c) {

@@ -235,7 +235,8 @@ struct settings {
   /// CAF scheduler policy.
   scheduler_policy scheduler = scheduler_policy::sharing;
 
-  /// Worker threads; 0 means one per hardware thread.
+  /// Worker threads; 0 means one per CPU this process may use
+  /// (`keylane::usable_cpus()`: its affinity mask and cgroup CPU quota).
   size_t threads = 0;
 
   /// Messages an actor handles before yielding its thread.
