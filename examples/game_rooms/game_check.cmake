@@ -4,7 +4,8 @@
 #   cmake -DBOTS=<game_bots> -DSERVER=<game_rooms> -DCASE=<case> -DWORK=<dir>
 #         -P game_check.cmake
 #
-# CASE: smoke, smoke_single_loop, bad_input, room_cap, state_restart, page.
+# CASE: smoke, smoke_single_loop, bad_input, room_cap, state_restart, page,
+# threads.
 cmake_minimum_required(VERSION 3.19) # string(JSON)
 foreach(v BOTS SERVER CASE WORK)
   if(NOT DEFINED ${v})
@@ -137,6 +138,21 @@ elseif(CASE STREQUAL "state_restart")
   string(JSON second SET "${second}" before_scores "${s1}")
   expect("${second}" "hot_room.first_tick > before_tick"
     "hot_room.last_scores >= before_scores")
+elseif(CASE STREQUAL "threads")
+  # Not told how many, the server gives keylane the CPUs it may use less
+  # its network threads (at least one worker): pinned to one CPU, one.
+  find_program(TASKSET taskset)
+  if(NOT TASKSET)
+    message("SKIPPED: taskset not found (Debian's util-linux has it)")
+    return()
+  endif()
+  run_bots(pinned --bots 10 --rooms 2 --seconds 1
+    -- ${TASKSET} -c 0 ${SERVER} --port 0 --rooms 2)
+  expect("${pinned}" ${clean} "joined == bots" "server.keylane_threads == 1"
+    "server.io_threads == 1")
+  run_bots(told --bots 10 --rooms 2 --seconds 1
+    -- ${TASKSET} -c 0 ${SERVER} --port 0 --rooms 2 --threads 3)
+  expect("${told}" ${clean} "joined == bots" "server.keylane_threads == 3")
 elseif(CASE STREQUAL "page")
   find_program(CHROMIUM NAMES chromium chromium-browser google-chrome)
   if(NOT CHROMIUM)

@@ -20,6 +20,8 @@
 
 #include <command_line.hpp>
 
+#include <keylane/usable_cpus.hpp>
+
 #include "keylane_rooms.hpp"
 #include "listener.hpp"
 #include "server_context.hpp"
@@ -36,7 +38,8 @@ constexpr const char* usage =
   "  --max-rooms N       most rooms with players at once (default 512)\n"
   "  --rooms-on E        keylane | single_loop (default keylane)\n"
   "  --tick-cost-us N    CPU per room per tick (default 50)\n"
-  "  --threads N         keylane worker threads (default: hardware)\n"
+  "  --threads N         keylane worker threads (default: the CPUs the\n"
+  "                      process may use, less --io-threads; at least 1)\n"
   "  --io-threads N      network threads (default 1)\n"
   "  --state DIR         keep rooms in RocksDB under DIR (default: memory)\n"
   "  --linger-ms N       an empty room's lane lingers this long (default 200)\n"
@@ -80,7 +83,18 @@ int main(int argc, char** argv) {
     cl.fail("--rooms-on must be keylane or single_loop");
   port = static_cast<unsigned short>(port_number);
 
+  // Every thread here that is busy under load needs a core: the network
+  // threads and keylane's workers. More of them than CPUs and they queue
+  // for the cores: a player's input, even one answered without a room,
+  // waits for a core (docs/game_rooms.md, Decisions).
+  if (threads == 0)
+    threads = keylane::usable_cpus() > io_threads
+                ? keylane::usable_cpus() - io_threads
+                : 1;
+
   game::server_stats stats;
+  stats.keylane_threads = engine == "keylane" ? threads : 0;
+  stats.io_threads = io_threads;
   game::world w{rooms, max_rooms, stats};
   game::server_context ctx{w, stats, max_message, outbound_kb * 1024,
                            static_cast<int>(sndbuf)};

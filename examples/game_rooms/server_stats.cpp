@@ -29,6 +29,8 @@ std::string server_stats::json() const {
   add("ticks_late", ticks_late);
   add("ticks_skipped", ticks_skipped);
   add("occupied_retired", occupied_retired);
+  add("keylane_threads", keylane_threads);
+  add("io_threads", io_threads);
   return out + "}";
 }
 

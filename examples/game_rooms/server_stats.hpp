@@ -29,6 +29,10 @@ struct server_stats {
   std::atomic<uint64_t> ticks_late{0};
   std::atomic<uint64_t> ticks_skipped{0};
   std::atomic<uint64_t> occupied_retired{0};
+  // keylane's worker threads (0 under `--rooms-on single_loop`) and the
+  // network threads: what the server chose when not told.
+  std::atomic<uint64_t> keylane_threads{0};
+  std::atomic<uint64_t> io_threads{0};
 
   /// The counters as one JSON object.
   [[nodiscard]] std::string json() const;
