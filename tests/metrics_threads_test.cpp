@@ -4,35 +4,16 @@
 
 #include <catch2/catch.hpp>
 
-#include <dirent.h>
-
-#include <fstream>
 #include <string>
 
 #include "http_support.hpp"
 #include "runtime_support.hpp"
+#include "thread_names.hpp"
 
 using namespace runtime_support;
+using thread_names::threads_named;
 
 namespace {
-
-// Threads of this process named `name` (Linux: /proc/self/task/*/comm).
-int threads_named(const std::string& name) {
-  int n = 0;
-  auto* dir = ::opendir("/proc/self/task");
-  REQUIRE(dir != nullptr);
-  while (auto* entry = ::readdir(dir)) {
-    if (entry->d_name[0] == '.')
-      continue;
-    std::ifstream comm{std::string{"/proc/self/task/"} + entry->d_name
-                       + "/comm"};
-    std::string line;
-    if (std::getline(comm, line) && line == name)
-      ++n;
-  }
-  ::closedir(dir);
-  return n;
-}
 
 kl::handler_factory echo() {
   return from_fn<int, int>(

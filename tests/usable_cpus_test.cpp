@@ -5,37 +5,17 @@
 
 #include <catch2/catch.hpp>
 
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 
-#include <fstream>
-#include <string>
-
 #include "keylane/usable_cpus.hpp"
 #include "runtime_support.hpp"
+#include "thread_names.hpp"
 
 using namespace runtime_support;
+using thread_names::caf_workers;
 
 namespace {
-
-// CAF 0.17 names its worker threads so (caf/scheduler/worker.hpp).
-int caf_workers() {
-  int n = 0;
-  auto* dir = ::opendir("/proc/self/task");
-  REQUIRE(dir != nullptr);
-  while (auto* entry = ::readdir(dir)) {
-    if (entry->d_name[0] == '.')
-      continue;
-    std::ifstream comm{std::string{"/proc/self/task/"} + entry->d_name
-                       + "/comm"};
-    std::string line;
-    if (std::getline(comm, line) && line == "caf.multiplexer")
-      ++n;
-  }
-  ::closedir(dir);
-  return n;
-}
 
 // Workers running while a runtime with `threads` is up (they name
 // themselves once they run: the count settles).
