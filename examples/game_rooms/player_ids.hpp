@@ -5,6 +5,14 @@
 // players of earlier runs until they see they are absent (room_logic's
 // `forget_absent`), and a join whose id is already in the room is taken
 // for that old player: so an id must never repeat, across runs too.
+//
+// An id is the wall-clock time of the join in microseconds times 1,000
+// (the last three digits a counter for joins in one microsecond), or the
+// previous id + 1 if that is larger. They grow within a run whatever the
+// clock does; across runs they stay apart as long as the system clock is
+// not set back, between two runs, past the end of the earlier one. Ids
+// are above 2^53: text, not JavaScript numbers (page.cpp compares them
+// as strings).
 
 #include <atomic>
 #include <chrono>
