@@ -37,7 +37,7 @@ if (q.get("hold")) {
   document.body.appendChild(hold);
 }
 const cell = 20;
-let map = null, me = 0, seq = 0, dir = [0, 0];
+let map = null, me = "", seq = 0, dir = [0, 0];
 const ws = new WebSocket("ws://" + location.host + "/");
 const status = (s) => document.getElementById("status").textContent = s;
 ws.onopen = () => { status("joining"); ws.send("join " + room + " " + name); };
@@ -46,7 +46,7 @@ ws.onmessage = (ev) => {
   const lines = ev.data.split("\n");
   const head = lines[0].split(" ");
   if (head[0] === "welcome") {
-    me = Number(head[1]);
+    me = head[1]; // ids pass 2^53: compared as text
     document.getElementById("room").textContent = head[2];
     map = head[5].split("/");
     status("in " + head[2]);
@@ -71,7 +71,7 @@ function draw(tick, lines) {
       c.fillStyle = "#fc0";
       c.beginPath(); c.arc(w[1] * cell + 10, w[2] * cell + 10, 6, 0, 7); c.fill();
     } else if (w[0] === "p") {
-      c.fillStyle = Number(w[1]) === me ? "#e33" : "#3a3";
+      c.fillStyle = w[1] === me ? "#e33" : "#3a3";
       c.fillRect(w[2] * cell + 3, w[3] * cell + 3, cell - 6, cell - 6);
       names.push(w[6] + " " + w[4]);
     }

@@ -29,6 +29,17 @@ bool number(std::string_view s, T& out) {
   return ec == std::errc{} && end == s.data() + s.size();
 }
 
+// Characters of UTF-8 text: every byte but the continuation bytes
+// (10xxxxxx) starts one. Text frames reach us checked by Beast (a frame
+// that is not UTF-8 closes the connection with 1007), so this counts code
+// points.
+size_t characters(std::string_view s) {
+  size_t n = 0;
+  for (char c : s)
+    n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 bool name_ok(std::string_view s) {
   if (s.empty() || s.size() > max_name)
     return false;
@@ -63,7 +74,7 @@ bool parse_command(std::string_view frame, client_command& out,
            && out.dy >= -1 && out.dy <= 1;
   }
   if (w[0] == "chat" && w.size() == 2) {
-    if (w[1].size() > max_chat) {
+    if (characters(w[1]) > max_chat) {
       why = "chat_too_long";
       return false;
     }

@@ -27,7 +27,8 @@ struct client_command {
 /// Longest player name, in characters.
 inline constexpr size_t max_name = 24;
 
-/// Longest chat line, in characters.
+/// Longest chat line, in characters (Unicode code points, not bytes; 200
+/// of them take at most 800 bytes, inside the 1,024-byte frame limit).
 inline constexpr size_t max_chat = 200;
 
 /// Parses one frame into `out`; false (and `why`, an error code such as

@@ -81,9 +81,11 @@ void room_logic::add(room_state& s, room_io& io, uint64_t id, std::string name,
   p.id = id;
   p.name = std::move(name);
   p.ack = ack;
-  // Spread newcomers over the left part of the map so a crowd is visible.
-  p.x = room_map::arrival_x + static_cast<int32_t>(id % 4);
-  p.y = 1 + static_cast<int32_t>((id / 4) % (room_map::height - 2));
+  // Spread newcomers over the left part of the map so a crowd is visible
+  // (by arrival order: ids are clock readings and mostly end in 000).
+  auto n = s.players.size();
+  p.x = room_map::arrival_x + static_cast<int32_t>(n % 4);
+  p.y = 1 + static_cast<int32_t>((n / 4) % (room_map::height - 2));
   if (room_map::wall(p.x, p.y)) {
     p.x = room_map::arrival_x;
     p.y = room_map::arrival_y;

@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "world.hpp"
 
-#include <chrono>
 #include <cstdlib>
 
 namespace game {
 
 world::world(size_t rooms, size_t max_open, server_stats& stats)
-  : rooms_(rooms), max_open_(max_open), stats_(stats),
-    next_id_(static_cast<uint64_t>(
-               std::chrono::system_clock::now().time_since_epoch()
-               / std::chrono::milliseconds(1))
-             % 100000000 * 1000) {}
+  : rooms_(rooms), max_open_(max_open), stats_(stats) {}
 
 std::string world::room_name(size_t i) { return "room-" + std::to_string(i); }
 
@@ -65,7 +60,7 @@ uint64_t world::join(std::shared_ptr<client> c, const std::string& room,
     why = "rooms_full";
     return 0;
   }
-  auto id = ++next_id_;
+  auto id = ids_.next();
   room_msg m;
   m.what = room_msg::kind::join;
   m.player = id;

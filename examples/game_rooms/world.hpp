@@ -7,7 +7,6 @@
 // so a player's events reach its rooms in the order they were sent, also
 // while a portal moves it.
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "client.hpp"
+#include "player_ids.hpp"
 #include "room_io.hpp"
 #include "room_msg.hpp"
 #include "rooms_engine.hpp"
@@ -100,9 +100,7 @@ private:
   size_t max_open_;
   server_stats& stats_;
   rooms_engine* eng_ = nullptr;
-  // A fresh run never reuses an id of the previous one, so rooms loaded
-  // from the state store can tell their old players from new ones.
-  std::atomic<uint64_t> next_id_;
+  player_ids ids_;
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, entry> players_;
   std::unordered_map<std::string, size_t> occupancy_;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ws_session.hpp"
 
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+
 #include <boost/asio/post.hpp>
 
 #include "protocol.hpp"
@@ -124,13 +127,36 @@ void ws_session::drop_slow() {
   ++ctx_.stats.slow_dropped;
   finish();
   beast::error_code ignored;
-  beast::get_lowest_layer(ws_).socket().close(ignored);
+  auto& s = beast::get_lowest_layer(ws_).socket();
+  // An abortive close: a polite one would keep what the kernel holds for
+  // this client until it reads it (or TCP gives up, minutes later), and
+  // the client would not see the end before reading all of it.
+  s.set_option(boost::asio::socket_base::linger(true, 0), ignored);
+  s.close(ignored);
+}
+
+size_t ws_session::kernel_queued() {
+  // Bytes in the socket's send queue not yet acknowledged by the client.
+  int n = 0;
+  if (::ioctl(beast::get_lowest_layer(ws_).socket().native_handle(), SIOCOUTQ,
+              &n)
+      != 0)
+    return 0;
+  return static_cast<size_t>(n);
 }
 
 void ws_session::queue(std::shared_ptr<const std::string> msg) {
   if (closed_) {
     queued_ -= msg->size();
     return;
+  }
+  // Writes complete as soon as the kernel takes the bytes, and its send
+  // buffer holds megabytes (2.8 MB of 200-byte writes to a loopback client
+  // that never read): counting our queue alone, such a client was held
+  // for minutes. So what the kernel holds counts against the bound too.
+  if (queued_ + kernel_queued() > ctx_.outbound_limit) {
+    queued_ -= msg->size();
+    return drop_slow();
   }
   out_.push_back(std::move(msg));
   if (!writing_)

@@ -42,6 +42,7 @@ private:
   void write_next();
   void drop_slow();
   void finish();
+  [[nodiscard]] size_t kernel_queued();
 
   boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
   server_context& ctx_;
@@ -50,7 +51,8 @@ private:
   // Bytes sent to this client and not yet written, counted when `send` is
   // called (on any thread), so messages still waiting to be posted to the
   // strand count too: the bound holds also when the network thread is the
-  // one falling behind.
+  // one falling behind. What the kernel holds is added on the strand
+  // (`queue`), where the socket may be asked.
   std::atomic<size_t> queued_{0};
   std::atomic<bool> drop_posted_{false};
   bool writing_ = false;
