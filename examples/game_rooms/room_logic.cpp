@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "room_map.hpp"
 
@@ -96,7 +99,30 @@ void room_logic::add(room_state& s, room_io& io, uint64_t id, std::string name,
     + std::to_string(room_map::width) + " " + std::to_string(room_map::height)
     + " " + room_map::rows() + (arrived ? " portal" : " join"));
   s.players.push_back(std::move(p));
+  bound_scores(s);
   io.send(id, hello);
+}
+
+void room_logic::bound_scores(room_state& s) {
+  // Trimmed in steps of a quarter of the bound, so a stream of fresh
+  // names costs a sort of ~1,250 scores per 250 joins, not one per join.
+  auto keep = s.players.size() + kept_scores;
+  if (s.scores.size() <= keep + kept_scores / 4)
+    return;
+  std::unordered_set<std::string_view> here;
+  for (const auto& p : s.players)
+    here.insert(p.name);
+  std::vector<std::map<std::string, int64_t>::iterator> gone;
+  for (auto i = s.scores.begin(); i != s.scores.end(); ++i)
+    if (here.count(i->first) == 0)
+      gone.push_back(i);
+  auto drop = std::min(gone.size(), s.scores.size() - keep);
+  std::nth_element(gone.begin(), gone.begin() + static_cast<ptrdiff_t>(drop),
+                   gone.end(), [](auto a, auto b) {
+                     return a->second < b->second;
+                   });
+  for (size_t i = 0; i < drop; ++i)
+    s.scores.erase(gone[i]);
 }
 
 void room_logic::broadcast(room_state& s, room_io& io, std::string text) {

@@ -5,6 +5,7 @@
 // that moves everyone, collects pickups and sends the snapshot. Pure logic
 // over a `room_state`; who calls it, and on which thread, is the engine's.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -37,11 +38,19 @@ public:
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
 
+  /// The scores of names no longer in the room that a room keeps, the
+  /// highest (a name that comes back finds its score while it is among
+  /// them). Every name that ever played, kept, made the room's state, and
+  /// so each of its events, grow without bound: one client joining and
+  /// leaving with fresh names could slow a room down for everyone.
+  static constexpr size_t kept_scores = 1000;
+
 private:
   void tick(room_state& s, room_io& io);
   void add(room_state& s, room_io& io, uint64_t id, std::string name,
            uint64_t ack, bool arrived);
   void broadcast(room_state& s, room_io& io, std::string text);
+  static void bound_scores(room_state& s);
 
   std::string name_;
   std::string next_;

@@ -5,6 +5,7 @@
 //
 //   game_probe never_reads  [--flood-kb N] -- <game_rooms ... --outbound-kb M>
 //   game_probe invalid_utf8 -- <game_rooms ...>
+//   game_probe fresh_names  [--names N] -- <game_rooms ...>
 
 #include <cstdio>
 #include <string>
@@ -20,9 +21,11 @@
 namespace {
 
 constexpr const char* usage =
-  "usage: game_probe <never_reads|invalid_utf8> [options] -- server command...\n"
+  "usage: game_probe <never_reads|invalid_utf8|fresh_names> [options] -- server command...\n"
   "  --flood-kb N     never_reads: chat bytes asked back (default 384)\n"
-  "  --watchdog S     never_reads: longest wait for the close (default 10)\n";
+  "  --watchdog S     never_reads: longest wait for the close (default 10)\n"
+  "  --names N        fresh_names: names that join and leave (default 20000;\n"
+  "                   joins and leaves per second printed per 1,000)\n";
 
 // The number after "\"<key>\":" in the server's stats object (-1: none).
 long long stat(const std::string& json, const std::string& key) {
@@ -51,12 +54,14 @@ int main(int argc, char** argv) {
   std::string probe = argv[1];
   argv[1] = argv[0]; // the options follow the probe's name
   keylane::cli::command_line cl{"game_probe", usage, "--help"};
-  uint64_t flood_kb = 384, watchdog = 10;
+  uint64_t flood_kb = 384, watchdog = 10, names = 20000;
   cl.count("--flood-kb", flood_kb, 1);
   cl.count("--watchdog", watchdog, 1);
+  cl.count("--names", names, 1);
   cl.parse(own - 1, argv + 1);
-  if (probe != "never_reads" && probe != "invalid_utf8")
-    cl.fail("the probe is never_reads or invalid_utf8");
+  if (probe != "never_reads" && probe != "invalid_utf8"
+      && probe != "fresh_names")
+    cl.fail("the probe is never_reads, invalid_utf8 or fresh_names");
 
   bots::server_process server;
   if (!server.start(server_cmd))
@@ -78,6 +83,19 @@ int main(int argc, char** argv) {
                             + " s watchdog").c_str(),
                 dropped);
     ok = r.closed && dropped == 1;
+  } else if (probe == "fresh_names") {
+    // A measurement more than a check: it passes when every name was
+    // welcomed; the rates say whether a room's cost grows with them.
+    constexpr size_t block = 1000;
+    auto r = bots::run_fresh_names(to, "room-0", names, block);
+    server.stop();
+    std::printf("fresh_names: %zu of %llu names joined and left; per second, "
+                "per %zu:",
+                r.names, static_cast<unsigned long long>(names), block);
+    for (auto x : r.per_second)
+      std::printf(" %.0f", x);
+    std::printf("\n");
+    ok = r.names == names;
   } else {
     auto r = bots::run_invalid_utf8(to, "room-1");
     server.stop();

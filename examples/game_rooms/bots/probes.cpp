@@ -85,6 +85,31 @@ stalled_report run_never_reads(tcp::endpoint to, const std::string& room,
   return out;
 }
 
+fresh_names_report run_fresh_names(tcp::endpoint to, const std::string& room,
+                                   size_t names, size_t block) {
+  fresh_names_report out;
+  net::io_context ioc;
+  ws_stream ws{ioc};
+  if (!connect(ws, to))
+    return out;
+  auto t0 = std::chrono::steady_clock::now();
+  beast::error_code ec;
+  while (out.names < names) {
+    if (!join(ws, room, "fresh" + std::to_string(out.names)))
+      return out;
+    ws.write(net::buffer(std::string{"leave"}), ec);
+    if (ec)
+      return out;
+    if (++out.names % block == 0) {
+      auto t1 = std::chrono::steady_clock::now();
+      std::chrono::duration<double> took = t1 - t0;
+      out.per_second.push_back(static_cast<double>(block) / took.count());
+      t0 = t1;
+    }
+  }
+  return out;
+}
+
 utf8_report run_invalid_utf8(tcp::endpoint to, const std::string& room) {
   utf8_report out;
   net::io_context ioc;

@@ -2,12 +2,13 @@
 #pragma once
 
 // Single clients that check one promise of the server each (`game_probe`):
-// what a client that never reads costs the server, and how a text frame
-// that is not UTF-8 ends.
+// what a client that never reads costs the server, how a text frame that
+// is not UTF-8 ends, and what a stream of fresh names costs a room.
 
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
 
@@ -42,5 +43,20 @@ struct utf8_report {
 /// Joins `room` and sends a `chat` whose text is not valid UTF-8. Blocking.
 [[nodiscard]] utf8_report run_invalid_utf8(boost::asio::ip::tcp::endpoint to,
                                            const std::string& room);
+
+/// What joining and leaving with fresh names cost, per block of names.
+struct fresh_names_report {
+  /// Names that joined (each welcomed) and left.
+  size_t names = 0;
+  /// Joins and leaves per second, for each block of `block` names.
+  std::vector<double> per_second;
+};
+
+/// Joins `room` and leaves it again with `names` fresh names, one after
+/// another on one connection, as fast as the server welcomes them; stops
+/// at the first join that gets no welcome. Blocking.
+[[nodiscard]] fresh_names_report run_fresh_names(
+  boost::asio::ip::tcp::endpoint to, const std::string& room, size_t names,
+  size_t block);
 
 } // namespace bots
