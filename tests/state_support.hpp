@@ -58,9 +58,15 @@ inline uint64_t make_value(uint64_t body, act a) {
 
 inline act act_of(uint64_t v) { return static_cast<act>(v & 3); }
 
-/// Folds every event into the key's state and answers the state's hash.
+/// Folds every event into the key's state and answers the state's hash;
+/// its failed attempts are undone by `by` (with `journal`, the handler's
+/// undo step puts the fold back; `copy` ignores the step).
 struct folding : keylane::stateful_handler<uint64_t, uint64_t, fold> {
+  explicit folding(keylane::rollback_by by = keylane::rollback_by::copy)
+    : stateful_handler(by) {}
+
   void on_event(uint64_t& v, keylane::completion<uint64_t> done) override {
+    undo([before = state()](fold& s) { s = before; });
     state().apply(v);
     auto a = act_of(v);
     if ((a == act::fold_fail || a == act::throw_once) && first_try(v)) {

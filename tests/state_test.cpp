@@ -25,8 +25,11 @@ using rt_type = kl::runtime<uint64_t, uint64_t>;
 
 namespace {
 
-kl::handler_factory folding_factory() {
-  return [](const kl::handler_params&) { return std::make_unique<folding>(); };
+kl::handler_factory folding_factory(
+  kl::rollback_by by = kl::rollback_by::copy) {
+  return [by](const kl::handler_params&) {
+    return std::make_unique<folding>(by);
+  };
 }
 
 kl::settings state_settings(kl::state_backend store, const fs::path& dir) {
@@ -98,6 +101,10 @@ void run_fold_property(kl::state_backend store, uint64_t seed) {
   const size_t caches[] = {0, 256, s.state_cache_bytes};
   s.state_cache_bytes = caches[rng() % 3];
   s.max_attempts = 3;
+  // Failed attempts taken back by a copy of the state or by the handler's
+  // journal of undo steps.
+  auto by = rng() % 2 ? kl::rollback_by::journal : kl::rollback_by::copy;
+  INFO("rollback by " << (by == kl::rollback_by::journal ? "journal" : "copy"));
   INFO("max_active_keys " << s.max_active_keys << ", linger "
                           << s.lane_linger_ms << " ms, checkpoint "
                           << s.state_checkpoint_ms << " ms / "
@@ -106,7 +113,7 @@ void run_fold_property(kl::state_backend store, uint64_t seed) {
   fold_checker chk;
   const uint64_t keys = 1 + rng() % 40, events = 4000;
   {
-    auto rt = rt_type::start(s, folding_factory(),
+    auto rt = rt_type::start(s, folding_factory(by),
                              [&](rt_type::event_type& ev) { chk.check(ev); });
     REQUIRE(rt);
     // A slow listener holds the writer back, so keys retire and come back

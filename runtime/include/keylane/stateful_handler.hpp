@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -13,6 +14,7 @@
 #include "keylane/codec.hpp"
 #include "keylane/detail/state_record.hpp"
 #include "keylane/detail/state_slot.hpp"
+#include "keylane/detail/unique_function.hpp"
 #include "keylane/handler.hpp"
 
 namespace keylane {
@@ -30,6 +32,21 @@ struct state_origin {
   static constexpr bool available = false;
 };
 
+/// How keylane takes back a failed attempt's changes to a key's state
+/// (with `state.rollback = true`, the default). docs/state.md measures both.
+enum class rollback_by {
+  /// keylane copies the whole state before each attempt (encodes it, for
+  /// a `State` that is not copyable) and puts the copy back when the
+  /// attempt fails. Nothing to do in the handler; each event costs a copy
+  /// of the whole state, failed or not.
+  copy,
+  /// The handler records, with `undo`, how to take back each change as it
+  /// makes it; keylane copies nothing and, when the attempt fails, runs
+  /// the attempt's undo steps, latest first. Each event costs what it
+  /// changed; a change made without an `undo` stays when the attempt fails.
+  journal,
+};
+
 namespace detail {
 
 /// The state of one `stateful_handler` instance as its lane drives it.
@@ -39,6 +56,7 @@ public:
   State value{};
 
   caf::error load(const state_record* rec) override {
+    journal_.clear();
     if (!rec) {
       value = State{};
       return {};
@@ -55,6 +73,11 @@ public:
   }
 
   caf::error keep() override {
+    if (by_journal) {
+      journal_.clear(); // the last attempt's steps: it ended, kept
+      recording_ = true;
+      return {};
+    }
     if constexpr (std::is_copy_assignable_v<State>) {
       before_ = value;
       return {};
@@ -68,6 +91,18 @@ public:
   }
 
   void restore() override {
+    if (by_journal) {
+      auto steps = std::move(journal_);
+      journal_.clear();
+      for (auto i = steps.rbegin(); i != steps.rend(); ++i) {
+        try {
+          (*i)();
+        } catch (...) {
+          // One step that cannot run must not keep the others from it.
+        }
+      }
+      return;
+    }
     if constexpr (std::is_copy_assignable_v<State>) {
       if (before_)
         value = std::move(*before_);
@@ -91,9 +126,24 @@ public:
     }
   }
 
+  /// Takes `f` as an undo step of the running attempt (`rollback_by::
+  /// journal`); dropped while nothing records (copy mode, `state.rollback
+  /// = false`, before the first attempt).
+  template <class F>
+  void undo(F&& f) {
+    if (!by_journal || !recording_)
+      return;
+    journal_.emplace_back(
+      [this, step = std::forward<F>(f)]() mutable { step(value); });
+  }
+
+  bool by_journal = false;
+
 private:
   std::optional<State> before_;
   std::string before_bytes_;
+  bool recording_ = false; // keep() ran: rollback is on
+  std::vector<unique_function> journal_;
 };
 
 } // namespace detail
@@ -126,6 +176,12 @@ public:
 
   using state_type = State;
 
+  /// A handler whose failed attempts are undone by `by` (see
+  /// `rollback_by`; `copy` unless a handler asks for `journal`).
+  explicit stateful_handler(rollback_by by = rollback_by::copy) noexcept {
+    slot_.by_journal = by == rollback_by::journal;
+  }
+
   /// The key's state: loaded before `on_activate`, written back by keylane.
   [[nodiscard]] State& state() noexcept { return slot_.value; }
 
@@ -139,6 +195,20 @@ public:
   }
 
   detail::state_slot* keyed_state() noexcept final { return &slot_; }
+
+protected:
+  /// With `rollback_by::journal`: records how to take back a change the
+  /// running attempt makes to `state()`, before or as it makes it. If the
+  /// attempt fails (it fails, throws or times out), keylane calls `f` with
+  /// the state, the attempt's steps latest first, before the key's next
+  /// attempt or event; if it succeeds, they are dropped. `f` takes a
+  /// `State&`, owns what it captures (the old value, not a reference into
+  /// the state) and should not throw (a step that throws is skipped).
+  /// Ignored with `rollback_by::copy` and with `state.rollback = false`.
+  template <class F>
+  void undo(F&& f) {
+    slot_.undo(std::forward<F>(f));
+  }
 
 private:
   detail::typed_state_slot<Payload, Result, State> slot_;
