@@ -178,7 +178,7 @@ public:
 
   /// A handler whose failed attempts are undone by `by` (see
   /// `rollback_by`; `copy` unless a handler asks for `journal`).
-  explicit stateful_handler(rollback_by by = rollback_by::copy) noexcept {
+  explicit stateful_handler(rollback_by by = rollback_by::copy) {
     slot_.by_journal = by == rollback_by::journal;
   }
 
