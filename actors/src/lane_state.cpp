@@ -71,10 +71,14 @@ void lane::undo_state() {
     state_->restore();
 }
 
-void lane::note_applied(outcome) {
+void lane::note_applied(outcome status) {
   if (redelivered_)
     return;
-  ++state_->meta.events;
+  // A skip moves the source position on but is not counted: a handler
+  // that drops events numbered below the count must see it grow only
+  // with what the state absorbed.
+  if (status == outcome::ok)
+    ++state_->meta.events;
   if (has_origin_)
     state_->meta.advance(origin_stream_, origin_pos_);
 }

@@ -188,8 +188,10 @@ public:
   /// The key's state, read-only.
   [[nodiscard]] const State& state() const noexcept { return slot_.value; }
 
-  /// Events applied to this key's state so far, over its whole life
-  /// (retires, restarts and crashes included; each counted once).
+  /// The key's events that ended `ok` so far, over its whole life
+  /// (retires, restarts and crashes included; each counted once): those
+  /// whose changes the state holds. Skipped, failed and parked events are
+  /// not counted (docs/state.md, "The API").
   [[nodiscard]] uint64_t applied_events() const noexcept {
     return slot_.meta.events;
   }
