@@ -122,8 +122,14 @@ result run_once(const options& o, uint64_t size, const std::string& mode) {
       std::exit(1);
     }
   };
+  auto drain = [&] {
+    if (!(*rt)->drain(std::chrono::seconds(60))) {
+      std::cerr << "state_rollback_bench: events not delivered in 60 s\n";
+      std::exit(1);
+    }
+  };
   submit(0);
-  (*rt)->drain(std::chrono::seconds(60));
+  drain();
   result r;
   auto cpu0 = cpu_seconds();
   auto t0 = std::chrono::steady_clock::now();
@@ -131,7 +137,7 @@ result run_once(const options& o, uint64_t size, const std::string& mode) {
   while (r.events < o.events && took.count() < o.seconds) {
     for (int i = 0; i < 64 && r.events < o.events; ++i)
       submit(++r.events * 7919);
-    (*rt)->drain(std::chrono::seconds(60));
+    drain();
     took = std::chrono::steady_clock::now() - t0;
   }
   auto cpu = cpu_seconds() - cpu0;

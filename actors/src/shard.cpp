@@ -36,7 +36,7 @@ shard::shard(caf::actor_config& cfg, const runtime_parts& parts,
     sink_(std::move(sink)),
     maker_(std::move(maker)),
     linger_(parts.cfg.lane_linger_ms) {
-  parts_.ledger.actor_started();
+  parts_.ledger.watch(*this);
   out_ = std::make_shared<event_batch>(&parts_.ledger, "completed");
   report_ = std::make_shared<shard_report>();
   inbox_buf_.resize(1024);
@@ -353,7 +353,6 @@ void shard::on_exit() {
   report_.reset();
   supervisor_ = nullptr;
   sink_ = nullptr;
-  parts_.ledger.actor_stopped();
 }
 
 } // namespace keylane::detail

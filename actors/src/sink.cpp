@@ -27,7 +27,7 @@ sink::sink(caf::actor_config& cfg, const runtime_parts& parts)
     parts_(parts),
     order_(parts.cfg.order),
     stall_ms_(parts.cfg.stall_ms) {
-  parts_.ledger.actor_started();
+  parts_.ledger.watch(*this);
   since_ = clock::now();
   configure_window(parts.cfg);
   spill_ = parts.spill;
@@ -155,7 +155,6 @@ void sink::on_exit() {
     parts_.ledger.abandon(event_ptr{ev}, "completed");
   ready_.clear();
   supervisor_ = nullptr;
-  parts_.ledger.actor_stopped();
 }
 
 } // namespace keylane::detail

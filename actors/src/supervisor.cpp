@@ -26,7 +26,7 @@ supervisor::supervisor(caf::actor_config& cfg, const runtime_parts& parts,
     live_(parts.live.get()),
     ingress_batch_(parts.cfg.ingress_batch),
     shards_(std::move(shards)) {
-  parts_.ledger.actor_started();
+  parts_.ledger.watch(*this);
   buf_.resize(256);
   // Keys the store holds parked: their events go to the supervisor (to
   // park behind) from the first one on.
@@ -148,7 +148,6 @@ void supervisor::on_exit() {
   to_park_.clear();
   deferred_.clear(); // unanswered operator calls see their promise break
   sink_ = nullptr;
-  parts_.ledger.actor_stopped();
 }
 
 } // namespace keylane::detail

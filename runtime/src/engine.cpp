@@ -164,15 +164,54 @@ engine::~engine() {
 }
 
 bool engine::drain(std::chrono::nanoseconds timeout) {
+  if (on_own_thread()) {
+    log_.write(log_level::error,
+               "drain() called on one of the runtime's own threads (the "
+               "output callback, a handler, a run_later timer): refused, it "
+               "would wait for that thread");
+    return false;
+  }
   auto settled = waiter_.wait_until(waiter::after(timeout), [&] {
-    return output_.delivered() + output_.lost() == ingress_.accepted();
+    return output_.delivered() + output_.lost() == ingress_.accepted()
+           || stop_begun_.load(std::memory_order_acquire);
   });
   return settled && output_.delivered() == ingress_.accepted();
 }
 
+void engine::end_actors() {
+  std::lock_guard<std::mutex> guard{actors_mtx_};
+  if (supervisor_)
+    caf::anon_send_exit(supervisor_, caf::exit_reason::user_shutdown);
+  if (sink_)
+    caf::anon_send_exit(sink_, caf::exit_reason::user_shutdown);
+}
+
+// On a thread of the runtime, waiting for the actors (or joining the
+// consumer thread) would wait for this thread: do what needs no waiting
+// and leave the rest, and the report, to the owner's stop().
+stop_report engine::begin_stop() {
+  if (!stop_begun_.exchange(true, std::memory_order_seq_cst)) {
+    log_.write(log_level::warning,
+               "stop() called on one of the runtime's own threads (the "
+               "output callback, a handler, a run_later timer): the stop has "
+               "begun; the owner's stop() finishes it and reports what was "
+               "not delivered");
+    ingress_.close(); // wakes a waiting drain() too
+    end_actors();
+  }
+  stop_report r;
+  r.accepted = ingress_.accepted();
+  r.delivered = output_.delivered();
+  r.complete = false;
+  return r;
+}
+
 stop_report engine::stop() {
+  if (on_own_thread())
+    return begin_stop();
   if (stopped_.exchange(true, std::memory_order_seq_cst))
     return report_;
+  stop_begun_.store(true, std::memory_order_seq_cst);
   // First: no scrape may read an engine whose actors are ending (closing
   // waits for a scrape in progress), from our endpoint or the host's.
   metrics_.reset();
@@ -180,14 +219,14 @@ stop_report engine::stop() {
   ingress_.close();
   if (state_)
     state_->interrupt();
-  if (supervisor_)
-    caf::anon_send_exit(supervisor_, caf::exit_reason::user_shutdown);
-  if (sink_)
-    caf::anon_send_exit(sink_, caf::exit_reason::user_shutdown);
+  end_actors();
   waiter_.wait_until(waiter::after(std::chrono::hours(24 * 365)),
                      [this] { return ledger_.actors_gone(); });
-  supervisor_ = nullptr;
-  sink_ = nullptr;
+  {
+    std::lock_guard<std::mutex> guard{actors_mtx_};
+    supervisor_ = nullptr;
+    sink_ = nullptr;
+  }
   if (state_)
     state_->close(std::chrono::seconds(30));
   for (auto& ev : output_.finish())

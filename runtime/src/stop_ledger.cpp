@@ -1,7 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "keylane/detail/stop_ledger.hpp"
 
+#include <caf/abstract_actor.hpp>
+
 namespace keylane::detail {
+
+void stop_ledger::watch(caf::abstract_actor& self) {
+  live_actors_.fetch_add(1, std::memory_order_seq_cst);
+  // Not in on_exit: CAF calls it before it empties the mailbox, and an
+  // event in a message dropped then would reach the ledger after `take`.
+  self.attach_functor([this] {
+    live_actors_.fetch_sub(1, std::memory_order_seq_cst);
+    waiter_.wake_if_waiting();
+  });
+}
 
 void stop_ledger::abandon(event_ptr ev, const char* stage) {
   if (!ev)

@@ -35,7 +35,8 @@ struct metrics_access;
 /// order of one key's events is the order their `submit` calls returned in
 /// (concurrent calls for one key from different threads have no order, and
 /// get one). `pull`, `try_pull`, `drain` and `stats` are thread-safe;
-/// `stop` is called once, by the owner. Outputs reach the application
+/// `stop` is called by the owner (a call on the runtime's own threads only
+/// begins the stop: see `stop`). Outputs reach the application
 /// either through the callback given to `start`, called on one consumer
 /// thread, or (without a callback) through `pull`.
 template <class Payload, class Result>
@@ -117,7 +118,10 @@ public:
 
   /// Waits until every accepted event was delivered (true), or until the
   /// rest can never be: a spill record that could not be read back, which
-  /// `stop` reports (false). False on timeout.
+  /// `stop` reports, or a stop that has begun (false). False on timeout.
+  /// On the runtime's own threads (the output callback, a handler, a
+  /// `run_later` timer) it is refused: false at once, and an error logged,
+  /// since what it would wait for needs the thread it would hold.
   [[nodiscard]] bool
   drain(std::chrono::nanoseconds timeout = std::chrono::hours(24 * 365)) {
     return eng_->drain(timeout);
@@ -125,6 +129,9 @@ public:
 
   /// Stops accepting, ends all lanes promptly and reports every accepted
   /// event that was not delivered. Called by the destructor if needed.
+  /// On the runtime's own threads it begins the stop and returns at once
+  /// with a report whose `complete` is false; the owner's `stop()` (or the
+  /// destructor) finishes it and reports in full.
   stop_report stop() { return eng_->stop(); }
 
   // -- parked keys (operator API) ----------------------------------------------

@@ -110,6 +110,14 @@ struct stop_report {
   uint64_t delivered = 0;
   /// Every accepted event that was not delivered, by sequence number.
   std::vector<unfinished_event> unfinished;
+  /// False when `stop()` was called on one of the runtime's own threads
+  /// (the output callback, a handler, a `run_later` timer, an actor of its
+  /// system), where waiting for the runtime would wait for that very
+  /// thread: the stop has begun — submits get `errc::stopped`, the lanes
+  /// end, a waiting `drain()` returns — and the counts are those of that
+  /// moment, with no `unfinished`. The owner's `stop()` (or the runtime's
+  /// destructor) finishes it and reports in full.
+  bool complete = true;
 };
 
 } // namespace keylane

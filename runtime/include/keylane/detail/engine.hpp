@@ -78,10 +78,14 @@ public:
     return output_.pull(out, timeout);
   }
 
-  /// Waits until every accepted event was delivered; false on timeout.
+  /// Waits until every accepted event was delivered; false on timeout, or
+  /// once a stop has begun with events undelivered. Refused (false at
+  /// once, logged) on the runtime's own threads: what it would wait for
+  /// needs the thread it would hold.
   [[nodiscard]] bool drain(std::chrono::nanoseconds timeout);
 
   /// Rejects new events, ends the actors, reports what was not delivered.
+  /// On the runtime's own threads it only begins that (`begin_stop`).
   stop_report stop();
 
   /// Every parked key with its summary.
@@ -138,12 +142,18 @@ private:
   caf::error open_spill();
   caf::expected<uint64_t> ask_supervisor(bool replay, const key& k);
   void keep_unfinished(std::vector<event_ptr> evs);
+  stop_report begin_stop();
+  void end_actors();
 
   settings cfg_;
   payload_ops ops_;
   bool may_wait_; // overflow = block
   stop_report report_;
   alignas(64) std::atomic<bool> stopped_{false};
+  std::atomic<bool> stop_begun_{false};
+  // Guards the actor handles between a stop begun on the runtime's own
+  // threads and the owner's stop, which clears them.
+  std::mutex actors_mtx_;
 
   // Declared in the order they depend on each other.
   logger log_;

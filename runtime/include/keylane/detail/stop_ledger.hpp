@@ -5,6 +5,8 @@
 #include <mutex>
 #include <vector>
 
+#include <caf/fwd.hpp>
+
 #include "keylane/detail/event_base.hpp"
 #include "keylane/detail/waiter.hpp"
 #include "keylane/stats.hpp"
@@ -22,16 +24,11 @@ public:
   /// `keep`: events that never started are kept for the durable park store.
   stop_ledger(waiter& w, bool keep) : waiter_(w), keep_(keep) {}
 
-  /// Registers an actor of the runtime; `stop` waits for all to leave.
-  void actor_started() noexcept {
-    live_actors_.fetch_add(1, std::memory_order_seq_cst);
-  }
-
-  /// Unregisters an actor of the runtime.
-  void actor_stopped() {
-    live_actors_.fetch_sub(1, std::memory_order_seq_cst);
-    waiter_.wake_if_waiting();
-  }
+  /// Registers `self`, an actor of the runtime, until CAF has cleaned it
+  /// up: after its `on_exit` and after CAF emptied its mailbox, whose
+  /// messages may hold events (an `event_batch` records its events here as
+  /// it is destroyed). `stop` waits for all to leave before `take`.
+  void watch(caf::abstract_actor& self);
 
   /// True once every registered actor left.
   [[nodiscard]] bool actors_gone() const noexcept {

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+// stop() and drain() called on one of the runtime's own threads — the
+// output callback, a handler, a run_later timer — where waiting for the
+// runtime would wait for the very thread that waits. drain() is refused
+// at once; stop() begins the stop and returns; the owner's drain() then
+// returns and its stop() reports every accepted event not delivered.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "keylane/runtime.hpp"
+#include "log_capture.hpp"
+#include "watchdog.hpp"
+
+namespace kl = keylane;
+using namespace std::chrono_literals;
+using rt_type = kl::runtime<uint64_t, uint64_t>;
+using clk = std::chrono::steady_clock;
+
+namespace {
+
+enum class from { callback, handler, timer };
+
+const char* name(from f) {
+  switch (f) {
+    case from::callback:
+      return "the output callback";
+    case from::handler:
+      return "a handler";
+    default:
+      return "a run_later timer";
+  }
+}
+
+constexpr uint64_t events = 1000;
+constexpr uint64_t trigger = 127; // the event (or output) that calls stop()
+
+// What the call on the runtime's thread saw.
+struct inside {
+  std::atomic<rt_type*> rt{nullptr};
+  std::atomic<bool> called{false};
+  std::atomic<bool> returned{false};
+  std::atomic<bool> drained{true};
+  std::atomic<bool> complete{true};
+  std::atomic<int64_t> took_ms{-1};
+
+  void call() {
+    if (called.exchange(true))
+      return;
+    auto* r = rt.load();
+    auto t0 = clk::now();
+    drained = r->drain(std::chrono::hours(1));
+    auto rep = r->stop();
+    complete = rep.complete;
+    took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                clk::now() - t0)
+                .count();
+    returned = true;
+  }
+};
+
+struct stopping : kl::handler<uint64_t, uint64_t> {
+  stopping(from f, inside* in) : from_(f), in_(in) {}
+
+  void on_event(uint64_t& v, kl::completion<uint64_t> done) override {
+    if (v == trigger && from_ == from::handler) {
+      in_->call();
+    } else if (v == trigger && from_ == from::timer) {
+      run_later(1ms, [in = in_, v, d = std::move(done)]() mutable {
+        in->call();
+        d.ok(v);
+      });
+      return;
+    }
+    done.ok(v);
+  }
+
+  from from_;
+  inside* in_;
+};
+
+void run_case(from where, kl::order_mode order, kl::output_thread out) {
+  INFO("stop() from " << name(where) << ", order " << kl::to_string(order)
+                      << ", output_thread " << kl::to_string(out));
+  inside in;
+  std::atomic<uint64_t> progress{0};
+  keylane::test::watchdog dog{"start", [&] { return progress.load(); }};
+  log_capture::lines logs;
+  kl::settings s;
+  s.threads = 2;
+  s.order = order;
+  s.output_thread = out;
+  std::mutex mtx;
+  std::set<uint64_t> delivered; // sequence numbers
+  auto rt = rt_type::start(
+    s,
+    [&](const kl::handler_params&) {
+      return std::make_unique<stopping>(where, &in);
+    },
+    [&](rt_type::event_type& ev) {
+      size_t n;
+      {
+        std::lock_guard<std::mutex> guard{mtx};
+        delivered.insert(ev.seq);
+        n = delivered.size();
+      }
+      ++progress;
+      if (where == from::callback && n == trigger)
+        in.call();
+    });
+  REQUIRE(rt);
+  (*rt)->set_log_writer(logs.writer());
+  in.rt = rt->get();
+  dog.stage("submits");
+  std::set<uint64_t> accepted;
+  uint64_t refused = 0;
+  for (uint64_t i = 0; i < events; ++i) {
+    auto r = (*rt)->submit(kl::key{i % 50}, uint64_t{i});
+    if (r)
+      accepted.insert(r.seq());
+    else if (r.code() == kl::errc::stopped)
+      ++refused;
+    else
+      FAIL("submit refused with " << kl::to_string(r.code()));
+    ++progress;
+  }
+  dog.stage("the owner's drain()");
+  bool owner_drained = (*rt)->drain(); // the default timeout: a year
+  ++progress;
+  dog.stage("the owner's stop()");
+  auto rep = (*rt)->stop();
+  ++progress;
+  auto st = (*rt)->stats();
+  dog.stage("the runtime's destructor");
+  rt->reset();
+  ++progress;
+
+  REQUIRE(in.called);
+  CHECK(in.returned);
+  CHECK_FALSE(in.drained); // refused: it would wait for its own thread
+  CHECK_FALSE(in.complete); // begun, not finished, on the runtime's thread
+  CHECK(in.took_ms < 2000);
+  CHECK_FALSE(logs.wait_for("on one of the runtime's own threads", 2s).empty());
+  CHECK(rep.complete);
+  CHECK(rep.accepted == accepted.size());
+  CHECK(accepted.size() + refused == events);
+  CHECK(st.accepted == rep.accepted);
+  CHECK(rep.delivered == delivered.size());
+  // A drain that returned true saw every accepted event delivered; once
+  // the stop began it returns, false, though events still on their way may
+  // be delivered before the owner's stop ends them.
+  if (owner_drained)
+    CHECK(rep.delivered == rep.accepted);
+  // Every accepted event was delivered or is in the report, once.
+  std::set<uint64_t> listed;
+  for (auto& u : rep.unfinished)
+    CHECK(listed.insert(u.seq).second);
+  CHECK(rep.delivered + listed.size() == rep.accepted);
+  std::vector<uint64_t> missing;
+  for (auto seq : accepted)
+    if (delivered.count(seq) + listed.count(seq) != 1)
+      missing.push_back(seq);
+  INFO(missing.size() << " accepted events neither delivered nor reported"
+                      << (missing.empty() ? "" : ", the first: seq ")
+                      << (missing.empty() ? 0 : missing.front()));
+  CHECK(missing.empty());
+}
+
+} // namespace
+
+TEST_CASE("stop() from the output callback begins the stop, and the owner's "
+          "stop() reports every accepted event not delivered",
+          "[stop][own_thread]") {
+  run_case(from::callback, kl::order_mode::per_key,
+           kl::output_thread::automatic);
+  run_case(from::callback, kl::order_mode::per_key,
+           kl::output_thread::consumer);
+  run_case(from::callback, kl::order_mode::per_key, kl::output_thread::sink);
+  run_case(from::callback, kl::order_mode::global,
+           kl::output_thread::consumer);
+  run_case(from::callback, kl::order_mode::none, kl::output_thread::automatic);
+}
+
+TEST_CASE("stop() from a handler begins the stop, and the owner's stop() "
+          "reports every accepted event not delivered",
+          "[stop][own_thread]") {
+  run_case(from::handler, kl::order_mode::per_key,
+           kl::output_thread::automatic);
+  run_case(from::handler, kl::order_mode::global, kl::output_thread::consumer);
+}
+
+TEST_CASE("stop() from a run_later timer begins the stop, and the owner's "
+          "stop() reports every accepted event not delivered",
+          "[stop][own_thread]") {
+  run_case(from::timer, kl::order_mode::per_key, kl::output_thread::automatic);
+  run_case(from::timer, kl::order_mode::global, kl::output_thread::sink);
+}
