@@ -46,12 +46,6 @@ kl::detail::state_record stored(const kl::settings& s, uint64_t k) {
   return *rec;
 }
 
-fold decoded(const kl::detail::state_record& rec) {
-  auto f = kl::codec<fold>::decode(rec.state);
-  REQUIRE(f);
-  return *f;
-}
-
 struct outputs {
   std::mutex mtx;
   std::vector<std::pair<kl::outcome, uint64_t>> seen; // outcome, payload

@@ -16,6 +16,7 @@
 
 #include <caf/meta/type_name.hpp>
 
+#include "keylane/detail/state_record.hpp"
 #include "keylane/runtime.hpp"
 #include "keylane/stateful_handler.hpp"
 #include "temp_dir.hpp"
@@ -94,6 +95,13 @@ struct folding : keylane::stateful_handler<uint64_t, uint64_t, fold> {
 };
 
 using test_support::temp_dir;
+
+/// The fold a state record holds.
+inline fold decoded(const keylane::detail::state_record& rec) {
+  auto f = keylane::codec<fold>::decode(rec.state);
+  REQUIRE(f);
+  return *f;
+}
 
 inline uint64_t seed() {
   if (auto* s = std::getenv("KEYLANE_SEED"))

@@ -80,12 +80,6 @@ std::optional<kl::detail::state_record> stored(kl::state_store& st,
   return *rec;
 }
 
-fold decoded(const kl::detail::state_record& rec) {
-  auto f = kl::codec<fold>::decode(rec.state);
-  REQUIRE(f);
-  return *f;
-}
-
 void run_fold_property(kl::state_backend store, uint64_t seed) {
   INFO("seed " << seed << " (rerun with KEYLANE_SEED=" << seed << ")");
   std::mt19937_64 rng{seed};
