@@ -23,7 +23,6 @@
 namespace kl = keylane;
 using namespace std::chrono_literals;
 using rt_type = kl::runtime<uint64_t, uint64_t>;
-using clk = std::chrono::steady_clock;
 
 namespace {
 
@@ -50,19 +49,14 @@ struct inside {
   std::atomic<bool> returned{false};
   std::atomic<bool> drained{true};
   std::atomic<bool> complete{true};
-  std::atomic<int64_t> took_ms{-1};
 
   void call() {
     if (called.exchange(true))
       return;
     auto* r = rt.load();
-    auto t0 = clk::now();
     drained = r->drain(std::chrono::hours(1));
     auto rep = r->stop();
     complete = rep.complete;
-    took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                clk::now() - t0)
-                .count();
     returned = true;
   }
 };
@@ -147,7 +141,6 @@ void run_case(from where, kl::order_mode order, kl::output_thread out) {
   CHECK(in.returned);
   CHECK_FALSE(in.drained); // refused: it would wait for its own thread
   CHECK_FALSE(in.complete); // begun, not finished, on the runtime's thread
-  CHECK(in.took_ms < 2000);
   CHECK_FALSE(logs.wait_for("on one of the runtime's own threads", 2s).empty());
   CHECK(rep.complete);
   CHECK(rep.accepted == accepted.size());
