@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -17,6 +16,8 @@
 #include <vector>
 
 #include "keylane/runtime.hpp"
+#include "property_support.hpp"
+#include "stop_accounting.hpp"
 #include "watchdog.hpp"
 
 namespace kl = keylane;
@@ -41,12 +42,6 @@ struct busy : kl::handler<uint64_t, uint64_t> {
 
   uint32_t spin_;
 };
-
-uint64_t seed() {
-  if (auto* s = std::getenv("KEYLANE_SEED"))
-    return std::strtoull(s, nullptr, 10);
-  return std::random_device{}();
-}
 
 void run_once(uint64_t seed) {
   std::mt19937_64 rng{seed};
@@ -107,21 +102,7 @@ void run_once(uint64_t seed) {
   dog.stage("the runtime's destructor");
   rt->reset();
 
-  CHECK(rep.complete);
-  CHECK(rep.accepted == accepted.size());
-  CHECK(rep.delivered == delivered.size());
-  std::set<uint64_t> listed;
-  for (auto& u : rep.unfinished)
-    CHECK(listed.insert(u.seq).second);
-  std::vector<uint64_t> missing;
-  for (auto seq : accepted)
-    if (delivered.count(seq) + listed.count(seq) != 1)
-      missing.push_back(seq);
-  INFO(missing.size() << " accepted events neither delivered nor listed, or "
-                         "both"
-                      << (missing.empty() ? "" : "; the first: seq ")
-                      << (missing.empty() ? 0 : missing.front()));
-  CHECK(missing.empty());
+  keylane::test::check_accounted(rep, accepted, delivered);
 }
 
 } // namespace
@@ -129,7 +110,7 @@ void run_once(uint64_t seed) {
 TEST_CASE("the owner's stop() in the middle of a flow delivers or lists every "
           "accepted event once, whatever the order and output thread",
           "[stop][property]") {
-  auto first = seed();
+  auto first = keylane::test::test_seed();
   for (uint64_t i = 0; i < 12; ++i)
     run_once(first + i);
 }
