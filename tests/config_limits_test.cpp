@@ -221,6 +221,25 @@ TEST_CASE("a non-ASCII character after a quote in an unquoted value is refused",
   CHECK_THAT(error_of("a = {b = 1979-05-27 07\"\xd0\xbe\"}\n"),
              Catch::StartsWith("invalid_config: t.toml:1:24: parse error: "
                                "non-ASCII character U+043E outside"));
+  // After a date, a space and one digit, toml++ takes the next character
+  // even when it ends the value, and scans on to the next terminator
+  // (found by fuzz_config_round_trip).
+  CHECK_THAT(error_of("a = 1979-05-27 8\nb\"\xd0\xbe\" = 1\n"),
+             Catch::StartsWith("invalid_config: t.toml:2:3: parse error: "
+                               "non-ASCII character U+043E outside"));
+  CHECK_THAT(error_of("a = 1979-05-27 8#\xd0\xbe\n"),
+             Catch::StartsWith("invalid_config: t.toml:1:18: parse error: "
+                               "non-ASCII character U+043E outside"));
+  CHECK_THAT(error_of("a = 1979-05-27 8 \"\xd0\xbe\"\n"),
+             Catch::StartsWith("invalid_config: t.toml:1:19: parse error: "
+                               "non-ASCII character U+043E outside"));
+  CHECK_THAT(error_of("a = 1979-05-27 8\xd0\xbe\n"),
+             Catch::StartsWith("invalid_config: t.toml:1:17: parse error: "
+                               "non-ASCII character U+043E outside"));
+  // A comment after a whole date-time is still a comment.
+  CHECK_THAT(error_of("[handler]\nname = \"h\"\n[handler.h]\n"
+                      "t = 1979-05-27 07:32:00 # \xd0\xbe\n"),
+             Catch::Contains("t.toml:4: handler.h.t = 1979-05-27"));
   // The fuzzer's own input.
   std::string found = "[handler]\nname = \"h\"\n[handler.h]\nt = 38"
                       + std::string(19, '\x16') + "=\x16" + std::string(26, '8')

@@ -226,8 +226,11 @@ inline bool ends_value(char c) {
 /// a value that is no string, array or inline table, to guess its type
 /// (parser.inl, parse_value): it tests each character up to a value
 /// terminator for whitespace, quotes included, so a quote there starts no
-/// string. A date and a time one space apart are scanned on. Sets `bad`
-/// at a non-ASCII character in the run.
+/// string. A date and a time one space apart are scanned on: toml++ takes
+/// the space and the digit after it, then takes the next character
+/// whatever it is (a terminator too: its scan loop tests only after a
+/// step) and goes on to the next terminator. Sets `bad` at a non-ASCII
+/// character in the run.
 inline size_t value_run(std::string_view text, size_t i,
                         std::optional<unsafe_text>& bad) {
   auto n = text.size();
@@ -239,7 +242,12 @@ inline size_t value_run(std::string_view text, size_t i,
       }
     if (i + 1 < n && text[i] == ' ' && text[i + 1] >= '0'
         && text[i + 1] <= '9') {
-      ++i;
+      i += 2;
+      if (i < n && is_non_ascii(text[i])) {
+        bad = at(text, i, outside_why());
+        return n;
+      }
+      i += i < n ? 1 : 0;
       continue;
     }
     return i;
