@@ -65,8 +65,9 @@ completion_core::~completion_core() {
 }
 
 void completion_core::pin() {
-  // The first move happens inside the handler's call (on the shard's
-  // thread), while the shard surely lives: take a strong reference then.
+  // The handler's first move of its completion happens inside its call
+  // (on the shard's thread), while the shard surely lives: take a strong
+  // reference then (the runtime's own hand-over does not come here).
   if (owner_ && !handle_)
     handle_ = caf::actor_cast<caf::actor>(host_);
 }

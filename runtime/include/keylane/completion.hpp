@@ -24,7 +24,7 @@ template <class Result>
 class completion {
 public:
   explicit completion(detail::completion_core core) noexcept
-    : core_(std::move(core)) {}
+    : core_(detail::completion_core::hand_over, std::move(core)) {}
   completion(completion&&) noexcept = default;
   completion& operator=(completion&&) noexcept = default;
 

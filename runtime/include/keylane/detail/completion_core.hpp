@@ -26,6 +26,16 @@ public:
                   std::chrono::steady_clock::time_point deadline = {}) noexcept
     : owner_(owner), lane_id_(lane_id), host_(host), token_(token),
       slot_(slot), deadline_(deadline) {}
+  /// Tag of the move that hands a fresh core to its `completion` inside
+  /// the handler call: no pin (see `pin`).
+  struct hand_over_t {};
+  static constexpr hand_over_t hand_over{};
+  completion_core(hand_over_t, completion_core&& other) noexcept
+    : owner_(other.owner_), lane_id_(other.lane_id_), host_(other.host_),
+      token_(other.token_), slot_(other.slot_), deadline_(other.deadline_),
+      handle_(std::move(other.handle_)) {
+    other.owner_ = nullptr;
+  }
   completion_core(completion_core&& other) noexcept;
   completion_core& operator=(completion_core&& other) noexcept;
   completion_core(const completion_core&) = delete;
@@ -56,7 +66,12 @@ public:
 private:
   // Keeps the shard alive once the completion leaves the handler's call
   // frame, so a late finish can still be sent; the sync path needs no
-  // refcount. `owner_` is touched only inside its own handler call.
+  // refcount. A completion leaves that frame only by a move, and the
+  // handler makes the first one inside its call, so every move but the
+  // runtime's own hand-over pins: a handler that finishes at once touches
+  // no refcount (two atomics on the shard's control block per event,
+  // which the producer's wake-ups touch too). `owner_` is touched only
+  // inside its own handler call.
   void pin();
   lane* owner_ = nullptr;
   uint64_t lane_id_ = 0;
