@@ -153,6 +153,62 @@ void run_case(from where, kl::order_mode order, kl::output_thread out) {
   keylane::test::check_accounted(rep, accepted, delivered);
 }
 
+// Pull mode: the owner waits in pull() with a long timeout while a handler
+// (or its timer) begins the stop. The pull takes what is queued, then
+// returns false at once rather than waiting out its timeout for outputs
+// that will never come.
+void run_pull_case(from where, kl::order_mode order) {
+  INFO("pull mode, stop() from " << name(where) << ", order "
+                                  << kl::to_string(order));
+  inside in;
+  std::atomic<uint64_t> progress{0};
+  keylane::test::watchdog dog{"start", [&] { return progress.load(); }};
+  log_capture::lines logs;
+  kl::settings s;
+  s.threads = 2;
+  s.order = order;
+  auto rt = rt_type::start(s, [&](const kl::handler_params&) {
+    return std::make_unique<stopping>(where, &in);
+  });
+  REQUIRE(rt);
+  (*rt)->set_log_writer(logs.writer());
+  in.rt = rt->get();
+  dog.stage("submits");
+  std::set<uint64_t> accepted;
+  uint64_t refused = 0;
+  for (uint64_t i = 0; i < events; ++i) {
+    auto r = (*rt)->submit(kl::key{i % 50}, uint64_t{i});
+    if (r)
+      accepted.insert(r.seq());
+    else if (r.code() == kl::errc::stopped)
+      ++refused;
+    else
+      FAIL("submit refused with " << kl::to_string(r.code()));
+    ++progress;
+  }
+  dog.stage("the owner's pull() (an hour's timeout)");
+  std::set<uint64_t> delivered;
+  std::unique_ptr<rt_type::event_type> ev;
+  while ((*rt)->pull(ev, std::chrono::hours(1))) {
+    delivered.insert(ev->seq);
+    ++progress;
+  }
+  ++progress;
+  dog.stage("the owner's stop()");
+  auto rep = (*rt)->stop();
+  ++progress;
+  dog.stage("the runtime's destructor");
+  rt->reset();
+  ++progress;
+
+  REQUIRE(in.called);
+  CHECK(in.returned);
+  CHECK_FALSE(in.drained);
+  CHECK_FALSE(in.complete);
+  CHECK(accepted.size() + refused == events);
+  keylane::test::check_accounted(rep, accepted, delivered);
+}
+
 } // namespace
 
 TEST_CASE("stop() from the output callback begins the stop, and the owner's "
@@ -181,4 +237,12 @@ TEST_CASE("stop() from a run_later timer begins the stop, and the owner's "
           "[stop][own_thread]") {
   run_case(from::timer, kl::order_mode::per_key, kl::output_thread::automatic);
   run_case(from::timer, kl::order_mode::global, kl::output_thread::sink);
+}
+
+TEST_CASE("in pull mode, a pull() waiting when a handler begins the stop "
+          "takes what is queued and returns false without its timeout",
+          "[stop][own_thread][pull]") {
+  run_pull_case(from::handler, kl::order_mode::per_key);
+  run_pull_case(from::handler, kl::order_mode::global);
+  run_pull_case(from::timer, kl::order_mode::none);
 }

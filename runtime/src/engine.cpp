@@ -197,6 +197,7 @@ stop_report engine::begin_stop() {
                "begun; the owner's stop() finishes it and reports what was "
                "not delivered");
     ingress_.close(); // wakes a waiting drain() too
+    output_.end_pulls(); // and a waiting pull(), which would wait in vain
     end_actors();
   }
   stop_report r;
@@ -217,6 +218,7 @@ stop_report engine::stop() {
   metrics_.reset();
   gate_->close();
   ingress_.close();
+  output_.end_pulls();
   if (state_)
     state_->interrupt();
   end_actors();

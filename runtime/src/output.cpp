@@ -271,13 +271,22 @@ bool output::pull(event_ptr& out, std::chrono::nanoseconds timeout) {
   {
     std::unique_lock<std::mutex> guard{mtx_};
     ++pullers_;
-    ready_.wait_for(guard, timeout, [&] { return head_ != queued_.size(); });
+    ready_.wait_for(guard, timeout,
+                    [&] { return head_ != queued_.size() || pulls_ended_; });
     --pullers_;
     if (!take_one(out))
       return false;
   }
   deliver(1);
   return true;
+}
+
+void output::end_pulls() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    pulls_ended_ = true;
+  }
+  ready_.notify_all();
 }
 
 void output::forget(size_t n) {

@@ -107,6 +107,9 @@ public:
   }
 
   /// Takes one output, waiting up to `timeout` (only without a callback).
+  /// Once a stop has begun (`stop()` on any thread, a handler's too), it
+  /// takes what is queued and then returns false at once: the owner's
+  /// `stop()` lists whatever never arrived.
   [[nodiscard]] bool pull(std::unique_ptr<event_type>& out,
                           std::chrono::nanoseconds timeout) {
     detail::event_ptr p;

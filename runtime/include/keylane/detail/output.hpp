@@ -64,8 +64,13 @@ public:
   /// Takes one delivered event without waiting (pull mode).
   [[nodiscard]] bool try_pull(event_ptr& out);
 
-  /// Takes one delivered event, waiting up to `timeout` (pull mode).
+  /// Takes one delivered event, waiting up to `timeout` (pull mode), or
+  /// none at once on an empty queue once `end_pulls` was called.
   [[nodiscard]] bool pull(event_ptr& out, std::chrono::nanoseconds timeout);
+
+  /// The stop has begun: `pull` takes what is queued and no longer waits
+  /// for more, which may never come (the owner's `stop` lists them).
+  void end_pulls();
 
   /// Gives back the credit of `n` accepted events that can never be
   /// delivered; they count as lost, not delivered.
@@ -118,6 +123,7 @@ private:
   bool delivering_ = false; // on_sink, inline: an emitter runs the callback
   bool stop_ = false;
   size_t pullers_ = 0; // pull calls waiting on `ready_`
+  bool pulls_ended_ = false; // see end_pulls
   alignas(64) std::atomic<bool> nonempty_{false}; // spun on before sleeping
   alignas(64) std::atomic<uint64_t> delivered_{0};
   std::atomic<uint64_t> lost_{0};
