@@ -54,9 +54,19 @@ void shard::retire_due(bool sweep) {
     if (auto* l = live(x))
       freed = retire(*l, false) || freed;
   retire_now_.clear();
+  // Slots kept from claimed retires go to the oldest waiting keys in
+  // batches (one pass over the waiting queue for many keys); their claims
+  // end only then, so other shards stand back for those keys meanwhile.
+  size_t kept = 0;
+  auto hand_on = [&] {
+    if (kept == 0)
+      return;
+    parts_.in.admit_waiting(kept);
+    parts_.in.end_retire_claim(std::exchange(kept, 0));
+  };
   // While keys wait with the cap full (or lanes exceed a lowered cap), the
-  // longest idle lanes retire now, each handing its slot to the oldest
-  // waiting key at once; else those past the linger (the timer's sweep).
+  // longest idle lanes retire now, each keeping its slot for a waiting key;
+  // else those past the linger (the timer's sweep).
   auto now = sweep ? clock::now() : clock::time_point{};
   while (!idle_.empty()) {
     auto x = idle_.front();
@@ -65,30 +75,27 @@ void shard::retire_due(bool sweep) {
       idle_.pop_front();
       continue;
     }
-    bool wanted = false;
     bool claimed = false;
     if (!(sweep && now - x.since >= linger_)) {
       claimed = parts_.in.claim_retire();
-      wanted = claimed || parts_.in.take_reclaim();
-      if (!wanted)
+      if (!claimed && !parts_.in.take_reclaim())
         break;
     }
     idle_.pop_front();
-    // A claimed retire hands its slot of the cap to a waiting key.
     bool gone = retire(*l, claimed);
-    if (gone) {
-      freed = true;
-      if (wanted)
-        parts_.in.admit_waiting(claimed); // before the next lane is asked
-    }
-    if (claimed) {
-      parts_.in.end_retire_claim();
+    if (claimed && gone) {
+      if (++kept == ingress::admit_batch)
+        hand_on();
+    } else if (claimed) {
       // The lane stayed (an event came): another shard that stood back
       // for this claim is asked again.
-      if (!gone)
-        parts_.in.find_slot();
+      parts_.in.end_retire_claim();
+      parts_.in.find_slot();
+    } else {
+      freed = freed || gone;
     }
   }
+  hand_on();
   if (freed)
     parts_.in.admit_waiting();
 }

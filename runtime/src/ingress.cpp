@@ -128,20 +128,22 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   return admission{errc::none, seq};
 }
 
-bool ingress::take_cap() noexcept {
+size_t ingress::take_caps(size_t want) noexcept {
   auto cap = cap_.load(std::memory_order_seq_cst);
   auto cur = active_.load(std::memory_order_seq_cst);
+  size_t n = 0;
   do {
     if (cur >= cap)
-      return false;
-  } while (!active_.compare_exchange_weak(cur, cur + 1,
+      return 0;
+    n = std::min(want, cap - cur);
+  } while (!active_.compare_exchange_weak(cur, cur + n,
                                           std::memory_order_seq_cst));
   auto peak = peak_.load(std::memory_order_relaxed);
-  while (cur + 1 > peak
-         && !peak_.compare_exchange_weak(peak, cur + 1,
+  while (cur + n > peak
+         && !peak_.compare_exchange_weak(peak, cur + n,
                                          std::memory_order_relaxed)) {
   }
-  return true;
+  return n;
 }
 
 uint32_t ingress::open_lane(const key& k, backlog::slot& s) {
@@ -189,14 +191,16 @@ void ingress::begin_wait(backlog::slot& s, const key& k) {
   waiting_.fetch_add(1, std::memory_order_seq_cst);
 }
 
-bool ingress::pop_waiting(key& k) {
+size_t ingress::pop_waiting(std::vector<key>& out, size_t max) {
   std::lock_guard<spin_mutex> guard{wait_mtx_};
-  if (wait_keys_.empty())
-    return false;
-  k = std::move(wait_keys_.front());
-  wait_keys_.pop_front();
-  waiting_.fetch_sub(1, std::memory_order_seq_cst);
-  return true;
+  auto n = std::min(max, wait_keys_.size());
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back(std::move(wait_keys_.front()));
+    wait_keys_.pop_front();
+  }
+  if (n > 0)
+    waiting_.fetch_sub(n, std::memory_order_seq_cst);
+  return n;
 }
 
 void ingress::purge_idle() {
@@ -206,47 +210,65 @@ void ingress::purge_idle() {
     std::deque<key>{}.swap(wait_keys_);
 }
 
-void ingress::admit_waiting(bool holding) {
+void ingress::admit_waiting(size_t holding) {
   // Pairs with `begin_wait` then `admit_waiting` in submit, and with the
   // count a retire gives back before it calls this: whoever moves last
   // sees the other's change, so a free slot never idles while a key waits.
-  // A slot held and not wanted is given back before that check.
+  // Slots held and not wanted are given back before that check.
   auto go = [this] {
     return waiting_.load(std::memory_order_seq_cst) > 0
            && !closed_.load(std::memory_order_acquire);
   };
+  // Kept per thread: this runs on every key that begins to wait, and a
+  // batch's keys must not cost an allocation.
+  thread_local std::vector<key> keys;
   for (;;) {
-    if (holding && !go()) {
-      release_cap();
-      holding = false;
+    if (holding > 0 && !go()) {
+      release_cap(holding);
+      holding = 0;
     }
     if (!go())
       return;
-    if (!std::exchange(holding, false) && !take_cap()) {
-      // Keys still wait and the cap is full again. A shard that looked
-      // between a retire and this admission saw a free slot and kept its
-      // idle lanes; ask again, or the keys wait for its linger.
-      ask_for_idle_lanes();
-      return;
-    }
-    key k;
-    if (!pop_waiting(k)) {
-      release_cap(); // another thread took the key; look again
-      continue;
-    }
-    uint32_t shard = 0;
-    backlog_.locked(k, [&](backlog::slot& s) {
-      // Only the thread that popped the key starts it; meanwhile submit
-      // only appended to its events.
-      auto* ev = s.take_held();
-      shard = open_lane(k, s);
-      while (ev != nullptr) {
-        auto* next = std::exchange(ev->next_held, nullptr);
-        send_to_lane(s, event_ptr{ev});
-        ev = next;
+    auto slots = std::min(holding, admit_batch);
+    holding -= slots;
+    if (slots == 0) {
+      slots = take_caps(std::min(waiting(), admit_batch));
+      if (slots == 0) {
+        // Keys still wait and the cap is full again. A shard that looked
+        // between a retire and this admission saw a free slot and kept
+        // its idle lanes; ask again, or the keys wait for its linger.
+        ask_for_idle_lanes();
+        return;
       }
-    });
-    wake_shard(shard);
+    }
+    keys.clear();
+    auto n = pop_waiting(keys, slots);
+    if (n < slots)
+      release_cap(slots - n); // other threads took keys; look again
+    // One wake-up per shard per batch, after its lanes' events are in.
+    uint64_t wake = 0;
+    for (auto& k : keys) {
+      uint32_t shard = 0;
+      backlog_.locked(k, [&](backlog::slot& s) {
+        // Only the thread that popped the key starts it; meanwhile submit
+        // only appended to its events.
+        auto* ev = s.take_held();
+        shard = open_lane(k, s);
+        while (ev != nullptr) {
+          auto* next = std::exchange(ev->next_held, nullptr);
+          send_to_lane(s, event_ptr{ev});
+          ev = next;
+        }
+      });
+      if (shard < 64)
+        wake |= uint64_t{1} << shard;
+      else
+        wake_shard(shard);
+    }
+    keys.clear();
+    for (uint32_t i = 0; wake != 0; ++i, wake >>= 1)
+      if ((wake & 1) != 0)
+        wake_shard(i);
   }
 }
 

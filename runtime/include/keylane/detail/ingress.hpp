@@ -90,17 +90,18 @@ public:
 
   /// After a key began to wait (no lock held): starts it or another waiting
   /// key if a slot is free, else asks shards with idle lanes for one.
-  void find_slot() {
-    admit_waiting();
-    ask_for_idle_lanes();
-  }
+  void find_slot() { admit_waiting(); }
 
-  /// Starts the oldest waiting keys while the cap has room: takes a slot,
-  /// names a lane, sends the key's held events to it. Any thread, no lock
-  /// held. Returns at once if no key waits or no slot is free.
-  /// `holding`: the caller hands over a slot of the cap it kept from a
-  /// retire (see `lane_gone`), for the oldest waiting key.
-  void admit_waiting(bool holding = false);
+  /// Starts the oldest waiting keys while the cap has room: takes slots,
+  /// names lanes, sends each key's held events to its lane. Any thread, no
+  /// lock held. Returns at once if no key waits or no slot is free.
+  /// `holding`: the caller hands over that many slots of the cap it kept
+  /// from retires (see `lane_gone`), for the oldest waiting keys. Keys are
+  /// taken from the queue up to `admit_batch` at a time, under one lock.
+  void admit_waiting(size_t holding = 0);
+
+  /// Most waiting keys one `admit_waiting` takes from the queue at once.
+  static constexpr size_t admit_batch = 64;
 
   /// Keys waiting for a slot now.
   [[nodiscard]] size_t waiting() const noexcept {
@@ -200,7 +201,10 @@ public:
   // -- lanes and the cap ---------------------------------------------------------
 
   /// Takes a slot of the cap if one is free.
-  [[nodiscard]] bool take_cap() noexcept;
+  [[nodiscard]] bool take_cap() noexcept { return take_caps(1) == 1; }
+
+  /// Takes up to `want` slots of the cap, as many as are free.
+  [[nodiscard]] size_t take_caps(size_t want) noexcept;
 
   /// Starts a lane for `k`, whose slot is `s` (under the key's lock, with a
   /// slot of the cap taken): a fresh id, on the shard with the least work.
@@ -238,10 +242,10 @@ public:
         return true;
     }
   }
-  /// The retire claimed ended (its slot went to a waiting key, or the lane
-  /// stayed).
-  void end_retire_claim() noexcept {
-    retire_claims_.fetch_sub(1, std::memory_order_seq_cst);
+  /// The retires claimed ended (their slots went to waiting keys, or the
+  /// lanes stayed).
+  void end_retire_claim(size_t n = 1) noexcept {
+    retire_claims_.fetch_sub(n, std::memory_order_seq_cst);
   }
   [[nodiscard]] bool take_reclaim() noexcept {
     auto cur = reclaim_.load(std::memory_order_seq_cst);
@@ -306,10 +310,11 @@ public:
 private:
   bool take_credit();
   void wake_supervisor();
-  void release_cap() noexcept {
-    active_.fetch_sub(1, std::memory_order_seq_cst);
+  void release_cap(size_t n = 1) noexcept {
+    active_.fetch_sub(n, std::memory_order_seq_cst);
   }
-  [[nodiscard]] bool pop_waiting(key& k);
+  // Moves up to `max` of the oldest waiting keys to `out`.
+  size_t pop_waiting(std::vector<key>& out, size_t max);
   void ask_for_idle_lanes();
 
   // Producers bump these on every submit: each on its own cache line.
