@@ -212,7 +212,10 @@ TEST_CASE("a lowered cap starts no key above it and a raised one lets more "
   // started key held, 2 running and 4 waiting means no third one started.
   h.release_held();
   REQUIRE(h.wait_held(2));
-  REQUIRE(eventually([&] { return rt->stats().active_lanes == 2; }));
+  bool two = eventually([&] { return rt->stats().active_lanes == 2; });
+  INFO("active " << rt->stats().active_lanes << " waiting "
+                 << rt->stats().waiting_keys << " live " << h.live);
+  REQUIRE(two);
   CHECK(rt->stats().waiting_keys == 4);
   auto high = rt->config();
   high.max_active_keys = 5;

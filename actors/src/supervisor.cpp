@@ -101,8 +101,8 @@ void supervisor::route(event_ptr ev) {
 void supervisor::reconfigure(settings_ptr live) {
   live_ = std::move(live);
   // Lanes above a lowered cap are not killed: lingering ones retire now,
-  // running ones when they run dry, and no key starts until below the cap.
-  parts_.in.set_cap(live_->max_active_keys);
+  // running ones when they run dry, and no key starts until below the cap
+  // (which `engine::reload` set before this message was sent).
   auto active = parts_.in.active();
   auto cap = parts_.in.cap();
   parts_.in.want_reclaimed(active > cap ? active - cap : 0);
