@@ -67,7 +67,7 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   uint64_t seq = 0;
   auto stripe = backlog::shard_index(k);
   bool to_lane = false;
-  bool began_wait = false;
+  bool first_waiter = false;
   bool to_supervisor = false;
   uint32_t to_shard = 0;
   // No deadline: `admit` reads the clock only if it has to wait.
@@ -88,8 +88,8 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
       if (waiting_.load(std::memory_order_seq_cst) == 0 && take_cap()) {
         open_lane(k, slot);
       } else {
-        begin_wait(slot, k);
-        began_wait = true;
+        // Keys ahead of it: their admission looks again after it.
+        first_waiter = begin_wait(slot, k);
       }
     }
     if (slot.lane != 0) {
@@ -116,7 +116,7 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   }
   if (to_lane) {
     wake_shard(to_shard);
-  } else if (began_wait) {
+  } else if (first_waiter) {
     // A slot may have come free meanwhile, with nobody left to hand it
     // on (the retiring shard saw no key waiting); else idle lanes give
     // theirs up.
@@ -184,11 +184,11 @@ void ingress::lane_gone(size_t i, bool keeps) noexcept {
     release_cap();
 }
 
-void ingress::begin_wait(backlog::slot& s, const key& k) {
+bool ingress::begin_wait(backlog::slot& s, const key& k) {
   s.held = true;
   std::lock_guard<spin_mutex> guard{wait_mtx_};
   wait_keys_.push_back(k);
-  waiting_.fetch_add(1, std::memory_order_seq_cst);
+  return waiting_.fetch_add(1, std::memory_order_seq_cst) == 0;
 }
 
 size_t ingress::pop_waiting(std::vector<key>& out, size_t max) {

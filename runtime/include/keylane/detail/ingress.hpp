@@ -81,7 +81,10 @@ public:
 
   /// Makes the key of `s` wait for a slot (under its lock, with no lane):
   /// its events go to `s` from now on, until `admit_waiting` starts it.
-  void begin_wait(backlog::slot& s, const key& k);
+  /// True if no other key waited: then only the caller is sure to look
+  /// for a slot for it (`find_slot`). Otherwise whoever admits the keys
+  /// ahead of it looks again after taking them, so a caller may skip it.
+  bool begin_wait(backlog::slot& s, const key& k);
 
   /// Adds `ev` to the events the waiting key of `s` holds (under its lock).
   void hold(backlog::slot& s, event_ptr ev) noexcept {
