@@ -23,7 +23,9 @@ class shared_completion;
 template <class Result>
 class completion {
 public:
-  explicit completion(detail::completion_core core) noexcept
+  // By reference: a by-value core would be one more move, and every move
+  // but the hand-over pins the shard (see `completion_core::pin`).
+  explicit completion(detail::completion_core&& core) noexcept
     : core_(detail::completion_core::hand_over, std::move(core)) {}
   completion(completion&&) noexcept = default;
   completion& operator=(completion&&) noexcept = default;
