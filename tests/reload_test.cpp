@@ -213,8 +213,13 @@ TEST_CASE("a lowered cap starts no key above it and a raised one lets more "
   h.release_held();
   REQUIRE(h.wait_held(2));
   bool two = eventually([&] { return rt->stats().active_lanes == 2; });
+  int live = 0;
+  {
+    std::lock_guard<std::mutex> guard{h.mtx};
+    live = h.live;
+  }
   INFO("active " << rt->stats().active_lanes << " waiting "
-                 << rt->stats().waiting_keys << " live " << h.live);
+                 << rt->stats().waiting_keys << " live " << live);
   REQUIRE(two);
   CHECK(rt->stats().waiting_keys == 4);
   auto high = rt->config();
