@@ -102,6 +102,7 @@ struct output_log {
   std::vector<uint64_t> result;               // per seq
   std::vector<payload> payloads;              // per seq
   std::vector<uint32_t> attempts;             // per seq, as the runtime says
+  std::vector<std::string> error;             // per seq
   std::vector<int64_t> last_index;            // per key and producer
   std::vector<int64_t> last_seq;              // per key
   uint64_t next_global = 0;
@@ -110,7 +111,7 @@ struct output_log {
   uint64_t count = 0;
 
   output_log(size_t n, size_t keys, size_t producers)
-    : seen(n), status(n), result(n), payloads(n), attempts(n),
+    : seen(n), status(n), result(n), payloads(n), attempts(n), error(n),
       last_index(keys * producers, -1), last_seq(keys, -1) {}
 
   void take(ev_type& e, order_mode order, size_t producers) {
@@ -125,6 +126,7 @@ struct output_log {
     result[e.seq] = e.result ? *e.result : 0;
     payloads[e.seq] = e.payload;
     attempts[e.seq] = e.attempts;
+    error[e.seq] = e.error;
     if (order == order_mode::global) {
       if (e.seq != next_global)
         ++global_breaks;
@@ -321,7 +323,7 @@ void run_property(const run_params& rp, uint64_t seed) {
   // or a late completion applied, shows here).
   uint64_t twice = 0, missing = 0, wrong = 0, wrong_attempts = 0;
   uint64_t attempts = 0;
-  std::string first_wrong;
+  std::string first_wrong, first_wrong_attempts;
   for (size_t s = 0; s < rp.events; ++s) {
     if (log.seen[s] == 0) {
       ++missing;
@@ -343,10 +345,20 @@ void run_property(const run_params& rp, uint64_t seed) {
                       + std::to_string(expected_result(p));
     }
     if (log.attempts[s] != want_attempts(p, max_attempts)
-        || p.tries != log.attempts[s])
-      ++wrong_attempts;
+        || p.tries != log.attempts[s]) {
+      if (wrong_attempts++ == 0)
+        first_wrong_attempts =
+          "seq " + std::to_string(s) + " key " + std::to_string(p.key_id)
+          + " fate " + std::to_string(static_cast<int>(p.what))
+          + " latency " + std::to_string(p.latency_us) + " us: "
+          + std::to_string(log.attempts[s]) + " attempts counted, "
+          + std::to_string(p.tries) + " seen by the handler, want "
+          + std::to_string(want_attempts(p, max_attempts)) + ", "
+          + to_string(log.status[s]) + " " + log.error[s];
+    }
   }
   INFO("first wrong output: " << first_wrong);
+  INFO("first wrong attempt count: " << first_wrong_attempts);
   CHECK(missing == 0);
   CHECK(twice == 0);
   CHECK(wrong == 0);
