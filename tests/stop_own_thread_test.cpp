@@ -101,23 +101,45 @@ std::set<uint64_t> submit_all(rt_type& rt, std::atomic<uint64_t>& progress) {
   return accepted;
 }
 
+// What every case watches: the stop as the runtime's thread saw it, the
+// progress the watchdog reads, and the log lines.
+struct case_state {
+  inside in;
+  std::atomic<uint64_t> progress{0};
+  keylane::test::watchdog dog{"start", [this] { return progress.load(); }};
+  log_capture::lines logs;
+
+  kl::settings settings(kl::order_mode order) const {
+    kl::settings s;
+    s.threads = 2;
+    s.order = order;
+    return s;
+  }
+
+  // The stop began on the runtime's own thread: `stop()` returned there at
+  // once, refused to drain, and said why in the log.
+  void check_began_on_own_thread() {
+    REQUIRE(in.called);
+    CHECK(in.returned);
+    CHECK_FALSE(in.drained); // refused: it would wait for its own thread
+    CHECK_FALSE(in.complete); // begun, not finished, on that thread
+    CHECK_FALSE(
+      logs.wait_for("on one of the runtime's own threads", 2s).empty());
+  }
+};
+
 void run_case(from where, kl::order_mode order, kl::output_thread out) {
   INFO("stop() from " << name(where) << ", order " << kl::to_string(order)
                       << ", output_thread " << kl::to_string(out));
-  inside in;
-  std::atomic<uint64_t> progress{0};
-  keylane::test::watchdog dog{"start", [&] { return progress.load(); }};
-  log_capture::lines logs;
-  kl::settings s;
-  s.threads = 2;
-  s.order = order;
+  case_state c;
+  auto s = c.settings(order);
   s.output_thread = out;
   std::mutex mtx;
   std::set<uint64_t> delivered; // sequence numbers
   auto rt = rt_type::start(
     s,
     [&](const kl::handler_params&) {
-      return std::make_unique<stopping>(where, &in);
+      return std::make_unique<stopping>(where, &c.in);
     },
     [&](rt_type::event_type& ev) {
       size_t n;
@@ -126,31 +148,27 @@ void run_case(from where, kl::order_mode order, kl::output_thread out) {
         delivered.insert(ev.seq);
         n = delivered.size();
       }
-      ++progress;
+      ++c.progress;
       if (where == from::callback && n == trigger)
-        in.call();
+        c.in.call();
     });
   REQUIRE(rt);
-  (*rt)->set_log_writer(logs.writer());
-  in.rt = rt->get();
-  dog.stage("submits");
-  auto accepted = submit_all(**rt, progress);
-  dog.stage("the owner's drain()");
+  (*rt)->set_log_writer(c.logs.writer());
+  c.in.rt = rt->get();
+  c.dog.stage("submits");
+  auto accepted = submit_all(**rt, c.progress);
+  c.dog.stage("the owner's drain()");
   bool owner_drained = (*rt)->drain(); // the default timeout: a year
-  ++progress;
-  dog.stage("the owner's stop()");
+  ++c.progress;
+  c.dog.stage("the owner's stop()");
   auto rep = (*rt)->stop();
-  ++progress;
+  ++c.progress;
   auto st = (*rt)->stats();
-  dog.stage("the runtime's destructor");
+  c.dog.stage("the runtime's destructor");
   rt->reset();
-  ++progress;
+  ++c.progress;
 
-  REQUIRE(in.called);
-  CHECK(in.returned);
-  CHECK_FALSE(in.drained); // refused: it would wait for its own thread
-  CHECK_FALSE(in.complete); // begun, not finished, on the runtime's thread
-  CHECK_FALSE(logs.wait_for("on one of the runtime's own threads", 2s).empty());
+  c.check_began_on_own_thread();
   CHECK(st.accepted == rep.accepted);
   // A drain that returned true saw every accepted event delivered; once
   // the stop began it returns, false, though events still on their way may
@@ -167,41 +185,32 @@ void run_case(from where, kl::order_mode order, kl::output_thread out) {
 void run_pull_case(from where, kl::order_mode order) {
   INFO("pull mode, stop() from " << name(where) << ", order "
                                   << kl::to_string(order));
-  inside in;
-  std::atomic<uint64_t> progress{0};
-  keylane::test::watchdog dog{"start", [&] { return progress.load(); }};
-  log_capture::lines logs;
-  kl::settings s;
-  s.threads = 2;
-  s.order = order;
+  case_state c;
+  auto s = c.settings(order);
   auto rt = rt_type::start(s, [&](const kl::handler_params&) {
-    return std::make_unique<stopping>(where, &in);
+    return std::make_unique<stopping>(where, &c.in);
   });
   REQUIRE(rt);
-  (*rt)->set_log_writer(logs.writer());
-  in.rt = rt->get();
-  dog.stage("submits");
-  auto accepted = submit_all(**rt, progress);
-  dog.stage("the owner's pull() (an hour's timeout)");
+  (*rt)->set_log_writer(c.logs.writer());
+  c.in.rt = rt->get();
+  c.dog.stage("submits");
+  auto accepted = submit_all(**rt, c.progress);
+  c.dog.stage("the owner's pull() (an hour's timeout)");
   std::set<uint64_t> delivered;
   std::unique_ptr<rt_type::event_type> ev;
   while ((*rt)->pull(ev, std::chrono::hours(1))) {
     delivered.insert(ev->seq);
-    ++progress;
+    ++c.progress;
   }
-  ++progress;
-  dog.stage("the owner's stop()");
+  ++c.progress;
+  c.dog.stage("the owner's stop()");
   auto rep = (*rt)->stop();
-  ++progress;
-  dog.stage("the runtime's destructor");
+  ++c.progress;
+  c.dog.stage("the runtime's destructor");
   rt->reset();
-  ++progress;
+  ++c.progress;
 
-  REQUIRE(in.called);
-  CHECK(in.returned);
-  CHECK_FALSE(in.drained);
-  CHECK_FALSE(in.complete);
-  CHECK_FALSE(logs.wait_for("on one of the runtime's own threads", 2s).empty());
+  c.check_began_on_own_thread();
   keylane::test::check_accounted(rep, accepted, delivered);
 }
 
