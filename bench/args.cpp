@@ -32,6 +32,14 @@ CLI::Validator work_check() {
                         "ns,ns"};
 }
 
+// --workloads: the default ones and those run only when named.
+std::vector<std::string> all_workload_names() {
+  auto all = workload_names();
+  for (const auto& w : on_request_workload_names())
+    all.push_back(w);
+  return all;
+}
+
 } // namespace
 
 std::string usage(const char* argv0) {
@@ -62,9 +70,14 @@ std::string usage(const char* argv0) {
          "per-key counts and handler objects),\n"
          "                     keyed_slots (the same state at one fixed address per "
          "key, looked up once)";
-  out << "\n  --workloads x,y    workloads to run (default all):";
+  out << "\n  --workloads x,y    workloads to run (default these four):";
   for (auto& w : workload_names())
     out << " " << w;
+  out << "\n                     on request:";
+  for (auto& w : on_request_workload_names())
+    out << " " << w;
+  out << " (uniform over 16 and 2,048\n"
+         "                     keys: every lane stays live, no activation on the path)";
   out << "\n  --events N         most events per throughput run (default 200000; "
          "--quick: 5000);\n"
          "                     a warm-up run sizes each way's runs to ~0.6 s "
@@ -116,7 +129,7 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
   app.add_option("--work", work)->check(work_check());
   app.add_option("--ways", ways)->check(names_check(way_names(), "ways"));
   app.add_option("--workloads", workloads)
-    ->check(names_check(workload_names(), "workloads"));
+    ->check(names_check(all_workload_names(), "workloads"));
   app.add_option("--schedulers", schedulers)
     ->check(names_check({"sharing", "stealing"}, "schedulers"));
   app.add_option("--results", o.results)

@@ -49,6 +49,11 @@ const std::vector<std::string>& workload_names() {
   return names;
 }
 
+const std::vector<std::string>& on_request_workload_names() {
+  static const std::vector<std::string> names{"uniform_16", "uniform_2048"};
+  return names;
+}
+
 workload make_workload(const std::string& name, size_t n) {
   workload w;
   w.name = name;
@@ -58,6 +63,12 @@ workload make_workload(const std::string& name, size_t n) {
     w.description = "10,000 keys, uniform";
     w.key_space = 10000;
     std::uniform_int_distribution<uint64_t> pick{0, 9999};
+    for (auto& e : w.events)
+      e.key = pick(rng);
+  } else if (name == "uniform_16" || name == "uniform_2048") {
+    w.key_space = name == "uniform_16" ? 16 : 2048;
+    w.description = std::to_string(w.key_space) + " keys, uniform";
+    std::uniform_int_distribution<uint64_t> pick{0, w.key_space - 1};
     for (auto& e : w.events)
       e.key = pick(rng);
   } else if (name == "zipf_100k") {

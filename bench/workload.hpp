@@ -24,8 +24,13 @@ struct workload {
   std::vector<item> events;
 };
 
-/// Names of all workloads, in report order.
+/// Names of the workloads a run takes by default, in report order.
 [[nodiscard]] const std::vector<std::string>& workload_names();
+
+/// Workloads run only when named: uniform over so few keys that every
+/// key's lane stays live under the benchmark's cap (the path of a live
+/// lane, with no activation in it).
+[[nodiscard]] const std::vector<std::string>& on_request_workload_names();
 
 /// Generates workload `name` with `n` events; throws std::invalid_argument
 /// for an unknown name.
