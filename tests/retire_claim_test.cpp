@@ -138,11 +138,11 @@ TEST_CASE("a retire for a waiting key hands its slot of the cap straight to "
   CHECK(f.in.waiting() == 1); // key 4 waits on: the cap is full again
   CHECK(f.in.active() == 2);
   // Key 3's lane went to shard 0 (one lane fewer), with its event.
-  event_base* inbox[8];
+  keylane::detail::inbox_item inbox[8];
   auto n = f.in.dequeue_inbox(0, inbox, 8);
   bool key3 = false;
   for (size_t i = 0; i < n; ++i) {
-    event_ptr ev{inbox[i]};
+    auto ev = f.in.open(inbox[i]);
     key3 = key3 || ev->k == kl::key{uint64_t{3}};
   }
   CHECK(key3);

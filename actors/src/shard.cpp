@@ -162,7 +162,7 @@ void shard::take_inbox() {
   // backlog::close_route), so each event finds its lane here, or starts it.
   lane* last = nullptr;
   for (size_t i = 0; i < n; ++i) {
-    event_ptr ev{inbox_buf_[i]};
+    auto ev = parts_.in.open(inbox_buf_[i]);
     if (last == nullptr || last->id() != ev->lane) {
       last = find(ev->lane);
       if (last == nullptr)

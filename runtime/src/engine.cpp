@@ -68,6 +68,7 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
                   && cfg_.output_thread == output_thread::consumer),
             cfg_.output_thread == output_thread::automatic,
             ingress_, waiter_, log_, pub_, live_) {
+  ingress_.set_inline(ops_.inline_fill, ops_.inline_event);
 }
 
 caf::expected<std::unique_ptr<engine>>

@@ -73,6 +73,21 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   // No deadline: `admit` reads the clock only if it has to wait.
   bool admitted = backlog_.admit(k, may_wait, backlog::no_deadline, closed_,
                                  [&](backlog::slot& slot) {
+    if (inline_fill_ && slot.lane != 0 && k.is_integer()) {
+      // A live lane (so not held, not parked): by value, nothing to build.
+      inbox_item item;
+      item.ev = nullptr;
+      item.seq = seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
+      item.submitted = clock::now();
+      item.lane = slot.lane;
+      item.key = k.integer();
+      inline_fill_(ctx, item.payload);
+      auto& box = *inboxes_[slot.shard];
+      box.events.enqueue(*box.tokens[stripe], item);
+      to_lane = true;
+      to_shard = slot.shard;
+      return;
+    }
     try {
       ev = make(ctx);
     } catch (...) {
@@ -175,7 +190,20 @@ void ingress::send_to_lane(backlog::slot& s, event_ptr ev) {
   ev->parked_behind = false;
   auto& box = *inboxes_[s.shard];
   auto stripe = backlog::shard_index(ev->k);
-  box.events.enqueue(*box.tokens[stripe], ev.release());
+  inbox_item item;
+  item.ev = ev.get();
+  box.events.enqueue(*box.tokens[stripe], item);
+  (void) ev.release();
+}
+
+event_ptr ingress::open(const inbox_item& item) const {
+  if (item.ev != nullptr)
+    return event_ptr{item.ev};
+  auto ev = inline_event_(key{item.key}, item.payload);
+  ev->seq = item.seq;
+  ev->submitted = item.submitted;
+  ev->lane = item.lane;
+  return ev;
 }
 
 void ingress::lane_gone(size_t i, bool keeps) noexcept {
@@ -336,8 +364,9 @@ std::vector<event_ptr> ingress::detach_all() {
     left.emplace_back(p);
   for (auto& box : inboxes_) {
     box->actor = nullptr;
-    while (box->events.try_dequeue(p))
-      left.emplace_back(p);
+    inbox_item item;
+    while (box->events.try_dequeue(item))
+      left.push_back(open(item));
   }
   return left;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <vector>
 #include <memory>
@@ -43,6 +44,18 @@ template <class Payload, class Result>
 class runtime {
 public:
   using event_type = event<Payload, Result>;
+
+  /// True if an event of this payload type, for an integer key whose lane
+  /// is live, travels to its lane by value (one cache line, nothing
+  /// allocated on the submitting thread): payloads of at most 24 bytes
+  /// that are trivially copyable and default constructible. Otherwise the
+  /// event is built on `submit` and handed on. Either way the same order
+  /// and guarantees hold.
+  static constexpr bool payload_by_value =
+    std::is_trivially_copyable_v<Payload>
+    && std::is_default_constructible_v<Payload>
+    && sizeof(Payload) <= detail::inbox_item::payload_max
+    && alignof(Payload) <= alignof(uint64_t);
   using callback = std::function<void(event_type&)>;
 
   /// Starts a runtime whose handler is `cfg.handler`, looked up in `reg`.
@@ -77,12 +90,9 @@ public:
   /// back only through those threads. Handle that answer (retry from a
   /// `run_later` timer, or fail the event).
   submit_result submit(const key& k, Payload&& payload) {
-    struct context {
-      const key* k;
-      Payload* p;
-    } ctx{&k, &payload};
+    submit_context ctx{&k, &payload};
     auto make = [](void* raw) -> detail::event_ptr {
-      auto* c = static_cast<context*>(raw);
+      auto* c = static_cast<submit_context*>(raw);
       return detail::event_ptr{new event_type(*c->k, std::move(*c->p))};
     };
     auto res = eng_->submit(k, make, &ctx);
@@ -245,8 +255,30 @@ private:
                       "parked bytes with");
   }
 
+  // What `submit` hands the engine to build its event from.
+  struct submit_context {
+    const key* k;
+    Payload* p;
+  };
+
   static detail::payload_ops payload_ops() {
     detail::payload_ops ops;
+    if constexpr (payload_by_value) {
+      // By value to a live lane (detail::inbox_item): a copy leaves the
+      // caller's payload as it was if `submit` refuses it.
+      ops.inline_fill = [](void* ctx, void* bytes) {
+        std::memcpy(bytes,
+                    static_cast<const void*>(
+                      static_cast<submit_context*>(ctx)->p),
+                    sizeof(Payload));
+      };
+      ops.inline_event = [](const key& k,
+                            const void* bytes) -> detail::event_ptr {
+        Payload p;
+        std::memcpy(static_cast<void*>(&p), bytes, sizeof(Payload));
+        return detail::event_ptr{new event_type(k, std::move(p))};
+      };
+    }
     ops.bytes = codec<Payload>::available;
     ops.copies = std::is_copy_constructible_v<Payload>;
     ops.park = [](const detail::event_base& ev, parked_record& rec,

@@ -11,6 +11,7 @@
 #include <caf/event_based_actor.hpp>
 #include <tsl/robin_map.h>
 
+#include "keylane/detail/inbox_item.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/state_round.hpp"
@@ -134,7 +135,7 @@ private:
   batch_ptr out_;
   shard_report_ptr report_;
   std::vector<uint64_t> turns_;
-  std::vector<event_base*> inbox_buf_;
+  std::vector<inbox_item> inbox_buf_;
   uint64_t taken_ = 0;    // events that reached this shard's lanes
   uint64_t finished_ = 0; // of them, those that left for the sink
   std::vector<lane*> touched_; // lanes the inbox gave events this round

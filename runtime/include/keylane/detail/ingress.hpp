@@ -16,6 +16,7 @@
 #include "keylane/config.hpp"
 #include "keylane/detail/backlog.hpp"
 #include "keylane/detail/event_base.hpp"
+#include "keylane/detail/inbox_item.hpp"
 #include "keylane/detail/mpmc_queue.hpp"
 #include "keylane/detail/spin_mutex.hpp"
 #include "keylane/detail/waiter.hpp"
@@ -56,6 +57,17 @@ public:
 
   ingress(size_t key_backlog, size_t window, size_t shards, size_t cap,
           waiter& w);
+
+  /// How events of a small payload travel to a live lane by value (both
+  /// null: always as an event); set before the first `submit`.
+  void set_inline(void (*fill)(void* ctx, void* bytes),
+                  event_ptr (*build)(const key& k, const void* bytes)) {
+    inline_fill_ = fill;
+    inline_event_ = build;
+  }
+
+  /// The event of an inbox item, built now if it came by value.
+  [[nodiscard]] event_ptr open(const inbox_item& item) const;
 
   /// Takes a window credit and a backlog slot for `k` — waiting for them
   /// if `may_wait`, else refusing — then builds the event with `make` and
@@ -165,7 +177,7 @@ public:
   void rearm_reclaim(size_t i) noexcept;
 
   /// Takes up to `max` events sent straight to lanes of shard `i`.
-  size_t dequeue_inbox(size_t i, event_base** buf, size_t max) {
+  size_t dequeue_inbox(size_t i, inbox_item* buf, size_t max) {
     return inboxes_[i]->events.try_dequeue_bulk(buf, max);
   }
 
@@ -350,8 +362,10 @@ private:
   // Per shard: the events `submit` sends straight to its lanes, with one
   // token per backlog stripe (FIFO per key, as above) and the flag that
   // saves a wake-up message while one is pending.
+  void (*inline_fill_)(void* ctx, void* bytes) = nullptr;
+  event_ptr (*inline_event_)(const key& k, const void* bytes) = nullptr;
   struct shard_inbox {
-    mpmc_queue<event_base*> events;
+    mpmc_queue<inbox_item> events;
     std::array<std::unique_ptr<producer_token>, backlog::shard_count> tokens;
     alignas(64) std::atomic<bool> signalled{false};
     alignas(64) std::atomic<uint64_t> load{0}; // written once per round

@@ -39,6 +39,12 @@ struct payload_ops {
     const key& k, std::string_view payload,
     const std::optional<std::string>& result)>
     unspill;
+  /// Set when an event's payload can travel by value in a shard's inbox
+  /// (`inbox_item`): `inline_fill` copies the payload of `submit`'s
+  /// context into an item's bytes, `inline_event` builds the event of an
+  /// integer key from them, on the shard's thread.
+  void (*inline_fill)(void* ctx, void* bytes) = nullptr;
+  event_ptr (*inline_event)(const key& k, const void* bytes) = nullptr;
 };
 
 } // namespace keylane::detail
