@@ -74,7 +74,8 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   bool admitted = backlog_.admit(k, may_wait, backlog::no_deadline, closed_,
                                  [&](backlog::slot& slot) {
     if (inline_fill_ && slot.lane != 0 && k.is_integer()) {
-      // A live lane (so not held, not parked): by value, nothing to build.
+      // The key's lane is live and takes the event whatever else the slot
+      // says (as below): by value, nothing to build.
       inbox_item item;
       item.ev = nullptr;
       item.seq = seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);

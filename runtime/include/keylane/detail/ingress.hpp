@@ -359,11 +359,12 @@ private:
   mpmc_queue<event_base*> queue_;
   // One token per backlog stripe, used under that stripe's lock.
   std::array<std::unique_ptr<producer_token>, backlog::shard_count> tokens_;
+  // Set when payloads may travel by value (see `set_inline`).
+  void (*inline_fill_)(void* ctx, void* bytes) = nullptr;
+  event_ptr (*inline_event_)(const key& k, const void* bytes) = nullptr;
   // Per shard: the events `submit` sends straight to its lanes, with one
   // token per backlog stripe (FIFO per key, as above) and the flag that
   // saves a wake-up message while one is pending.
-  void (*inline_fill_)(void* ctx, void* bytes) = nullptr;
-  event_ptr (*inline_event_)(const key& k, const void* bytes) = nullptr;
   struct shard_inbox {
     mpmc_queue<inbox_item> events;
     std::array<std::unique_ptr<producer_token>, backlog::shard_count> tokens;
