@@ -41,6 +41,18 @@ static_assert(rt_type::payload_by_value);
 static_assert(!kl::runtime<std::string, uint64_t>::payload_by_value);
 static_assert(!kl::runtime<std::array<uint64_t, 4>, uint64_t>::payload_by_value);
 
+// Notes an error unless `it` is the next of its key in `next` (each key's
+// next index), then moves the key on.
+void check_next(std::map<uint64_t, uint64_t>& next, const order_item& it,
+                const char* what, std::vector<std::string>& errors) {
+  auto& n = next[it.key_copy];
+  if (it.index != n)
+    errors.push_back("key " + std::to_string(it.key_copy) + ": " + what + " "
+                     + std::to_string(it.index) + " where "
+                     + std::to_string(n) + " was due");
+  n = it.index + 1;
+}
+
 // Checks, on the lane, that each key's events come with its key and in
 // order; completes every third one from a timer, so lanes also wait.
 struct checking : kl::handler<order_item, uint64_t> {
@@ -56,12 +68,7 @@ struct checking : kl::handler<order_item, uint64_t> {
         errors_.push_back("key " + current_key().to_string()
                           + " ran the event of key "
                           + std::to_string(it.key_copy));
-      auto& n = next_[it.key_copy];
-      if (it.index != n)
-        errors_.push_back("key " + std::to_string(it.key_copy) + ": event "
-                          + std::to_string(it.index) + " ran where "
-                          + std::to_string(n) + " was due");
-      n = it.index + 1;
+      check_next(next_, it, "event", errors_);
     }
     auto result = it.index ^ it.salt;
     if (it.index % 3 == 2) {
@@ -121,12 +128,7 @@ void run_once(uint64_t seed, kl::order_mode order) {
         errors.push_back("seq " + std::to_string(ev.seq)
                          + " came out without its result");
       if (order != kl::order_mode::none) {
-        auto& n = next_out[got.key_copy];
-        if (got.index != n)
-          errors.push_back("key " + std::to_string(got.key_copy) + ": output "
-                           + std::to_string(got.index) + " where "
-                           + std::to_string(n) + " was due");
-        n = got.index + 1;
+        check_next(next_out, got, "output", errors);
       }
     });
   REQUIRE(rt);
