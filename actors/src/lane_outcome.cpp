@@ -98,7 +98,8 @@ void lane::finish_current(outcome status, std::string error) {
   current_->error = status == outcome::failed ? std::move(error) : std::string{};
   current_->status = status;
   note_finished(current_->seq);
-  out_.push_back(std::move(current_));
+  host_->finished(std::move(current_));
+  ++unreleased_;
   if (snapshot_due_)
     take_snapshot();
 }
@@ -135,10 +136,8 @@ void lane::flush() {
     parts_.parks.unpark_through(key_, unpark_through_);
     unpark_through_ = 0;
   }
-  if (out_.empty())
-    return;
-  parts_.in.release_backlog(key_, out_.size());
-  host_->emit(out_);
+  if (unreleased_ >= release_every_)
+    parts_.in.release_backlog(key_, std::exchange(unreleased_, 0));
 }
 
 } // namespace keylane::detail

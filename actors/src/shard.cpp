@@ -304,11 +304,9 @@ void shard::stage_state(state_round r) {
     state_out_.seqs.push_back(s);
 }
 
-void shard::emit(std::vector<event_ptr>& evs) {
-  finished_ += evs.size();
-  for (auto& ev : evs)
-    out_->items.push_back(std::move(ev));
-  evs.clear();
+void shard::finished(event_ptr ev) {
+  ++finished_;
+  out_->items.push_back(std::move(ev));
 }
 
 void shard::parked(const keylane::key& k) {

@@ -33,7 +33,7 @@ bool shard::retire(lane& l, bool keep_slot) {
   // The key's next lane, on any shard, loads the state this one left.
   if (!state_out_.empty())
     parts_.state.stage(std::exchange(state_out_, state_round{}));
-  if (!parts_.in.close_route(l.k(), l.id(), l.parking()))
+  if (!parts_.in.close_route(l.k(), l.id(), l.parking(), l.take_unreleased()))
     return false; // an event is on its way: the lane wakes up for it
   if (l.parking())
     report_->parked.push_back(l.k());
@@ -114,9 +114,7 @@ void shard::keep_buffers(lane& l) noexcept {
   if (spare_buffers_.size() >= spare_buffers_max)
     return;
   auto b = l.take_buffers();
-  if (b.queue.capacity() > spare_capacity_max
-      || b.out.capacity() > spare_capacity_max
-      || b.queue.capacity() + b.out.capacity() == 0)
+  if (b.queue.capacity() > spare_capacity_max || b.queue.capacity() == 0)
     return;
   try {
     spare_buffers_.push_back(std::move(b));

@@ -43,13 +43,21 @@ void backlog::release(const key& k, size_t n) {
     s.cv.notify_all();
 }
 
-bool backlog::close_route(const key& k, uint64_t lane, bool parked) {
+bool backlog::close_route(const key& k, uint64_t lane, bool parked,
+                          size_t done) {
   auto& s = shards_[shard_index(k)];
   std::lock_guard<spin_mutex> guard{s.mtx};
   auto i = s.slots.find(k);
-  if (i == s.slots.end() || i->second.lane != lane)
+  if (i == s.slots.end())
     return true; // not routed to it (cannot happen; nothing to clear)
   auto& x = i.value();
+  if (done != 0) {
+    x.count = x.count > done ? x.count - done : 0;
+    if (s.waiters > 0)
+      s.cv.notify_all();
+  }
+  if (x.lane != lane)
+    return true; // as above
   if (x.count != 0)
     return false;
   x.lane = 0;

@@ -27,11 +27,10 @@ namespace keylane::detail {
 
 class shard;
 
-/// A retired lane's two event vectors, emptied with their capacity kept, for
-/// the shard's next lane: a short activation then allocates none.
+/// A retired lane's queue vector, emptied with its capacity kept, for the
+/// shard's next lane: a short activation then allocates none.
 struct lane_buffers {
   std::vector<event_ptr> queue;
-  std::vector<event_ptr> out;
 };
 
 /// What serialises one key's events while the key is active: a queue and
@@ -56,7 +55,7 @@ struct lane_buffers {
 /// whose `on_activate` throws, fails the attempt at the head like any other
 /// failure: the next attempt builds a fresh instance. Only its shard's
 /// thread touches a lane.
-class lane {
+class alignas(64) lane {
 public:
   /// A lane for key `k` with id `id` (its first event names both); it
   /// builds its handler with `maker` when it first has an event to run.
@@ -75,6 +74,11 @@ public:
   /// Runs the events `take` gave it.
   void run_taken();
   /// Nothing to run and nothing running: it may retire.
+  /// Finished events whose backlog counts the lane has not given back; the
+  /// caller gives them back (`ingress::close_route`).
+  [[nodiscard]] size_t take_unreleased() noexcept {
+    return std::exchange(unreleased_, 0);
+  }
   [[nodiscard]] bool dry() const noexcept {
     return !awaiting_ && queue_.empty() && !turn_pending_;
   }
@@ -95,16 +99,13 @@ public:
   void retire();
   /// Hands everything the lane holds to the stop ledger as not done.
   void abandon();
-  /// Its event vectors, empty (a dry lane's are), for `adopt_buffers`.
+  /// Its queue's vector, empty (a dry lane's is), for `adopt_buffers`.
   [[nodiscard]] lane_buffers take_buffers() noexcept {
-    out_.clear();
-    return lane_buffers{queue_.take_storage(), std::exchange(out_, {})};
+    return lane_buffers{queue_.take_storage()};
   }
-  /// Uses `b`'s vectors instead of its own (a lane that took no event yet).
+  /// Uses `b`'s vector instead of its own (a lane that took no event yet).
   void adopt_buffers(lane_buffers b) noexcept {
     queue_.adopt_storage(std::move(b.queue));
-    b.out.clear();
-    out_ = std::move(b.out);
   }
 
   void on_complete(uint64_t token, outcome status, bool permanent,
@@ -159,55 +160,69 @@ private:
   void take_snapshot();
   const settings& policy(); // the live settings, refreshed after a reload
 
+  // Hot first: with thousands of keys a lane is cold when its next event
+  // comes, and each line an event touches is a miss. What every event
+  // reads or writes fills the first four lines (the class is aligned to
+  // one); what failures, parking, state and timers use comes after.
   shard* host_;
-  const runtime_parts& parts_; // its shard's
   uint64_t id_;
-  keylane::key key_;
-  std::unique_ptr<handler_base> handler_;
-  std::string broken_; // non-empty: every event fails with this reason
-  // Non-empty: the handler could not be built or activated. Each attempt
-  // of an event tries again (a database that is briefly down), so the
-  // event's retry policy decides when the key parks.
-  std::string activation_error_;
-  bool activation_just_failed_ = false; // the first attempt has seen it
-  handler_maker* maker_;
+  std::unique_ptr<handler_base> handler_; // null: see broken_, activation_error_
+  event_ptr current_;
+  event_fifo queue_;
+
+  uint64_t token_ = 0;
   // Borrowed from the shard; `policy` refreshes it after a reload, before
   // the shard could drop it. The generation is read first (declared
   // first): settings newer than it are refreshed once more, never older.
   uint64_t cfg_gen_;
   const settings* cfg_;
-  size_t batch_limit_;
-  jitter_rng rng_;
-
-  event_fifo queue_;
-  event_ptr current_;
-  uint64_t token_ = 0;
-  bool awaiting_ = false; // an attempt runs, or a backoff waits
-  bool backing_off_ = false;
   clock::time_point attempt_started_;
   uint64_t attempt_mark_ = 0; // the shard's request mark when it started
   uint64_t idle_mark_ = 0;    // its shard's mark of it being dry, 0: not
-  bool turn_pending_ = false; // spent its budget, waits for its turn
-  bool marked_ = false;       // in its shard's list for `run_taken`
-  bool awake_ = false;        // a handler was built (or failed to be)
-  std::vector<event_ptr> out_;
-  bool parking_ = false;
-  uint64_t unpark_through_ = 0; // replayed events up to this id ended
-
-  bool sync_done_ = false;
-  outcome sync_status_ = outcome::pending;
-  bool sync_permanent_ = false;
-  std::string sync_error_;
-
   // Keyed state: the handler's (or null), whether it changed since its
   // last write, and the events whose changes that write will make durable.
   state_slot* state_ = nullptr;
+  // Finished events handed to the shard's output whose backlog counts are
+  // not given back yet (see `release_every_`).
+  uint64_t unreleased_ = 0;
+
+  keylane::key key_;
+  const runtime_parts& parts_; // its shard's
+
+  std::string sync_error_;
+  size_t batch_limit_;
+  uint64_t unpark_through_ = 0; // replayed events up to this id ended
+  bool awaiting_ = false; // an attempt runs, or a backoff waits
+  bool backing_off_ = false;
+  bool turn_pending_ = false; // spent its budget, waits for its turn
+  bool marked_ = false;       // in its shard's list for `run_taken`
+  bool awake_ = false;        // a handler was built (or failed to be)
+  bool parking_ = false;
+  bool sync_done_ = false;
+  bool sync_permanent_ = false;
+  outcome sync_status_ = outcome::pending;
+  bool activation_just_failed_ = false; // the first attempt has seen it
   bool state_dirty_ = false;
   bool snapshot_due_ = false; // a checkpoint came while an event ran
+  bool redelivered_ = false;  // the running event was applied before
+  bool has_origin_ = false;   // and its source position, if it has one
+  // `flush` gives finished events' counts back once this many gathered:
+  // each give-back takes the key's stripe lock and slot, lines the
+  // producer writes at every submit, so giving back per event moved them
+  // between cores per event with thousands of keys. The rest goes back
+  // when the lane retires (`take_unreleased`).
+  uint16_t release_every_;
+
+  std::string broken_; // non-empty: every event fails with this reason
+  // Non-empty: the handler could not be built or activated. Each attempt
+  // of an event tries again (a database that is briefly down), so the
+  // event's retry policy decides when the key parks.
+  std::string activation_error_;
+  handler_maker* maker_;
+  jitter_rng rng_;
+
   size_t since_write_ = 0;
   std::vector<uint64_t> applied_seqs_;
-  bool redelivered_ = false; // the running event was applied before
-  bool has_origin_ = false;  // and its source position, if it has one
   std::string origin_stream_;
   int64_t origin_pos_ = 0;
 

@@ -61,8 +61,9 @@ public:
 
   const char* name() const override { return "keylane.shard"; }
 
-  /// A lane's finished events, for the sink (after its backlog release).
-  void emit(std::vector<event_ptr>& evs);
+  /// A lane's finished event, for the output at the end of the round (its
+  /// lane gives its backlog count back before then, in `flush`).
+  void finished(event_ptr ev);
   /// Lane `id` ran dry: it retires when due (see the class comment).
   /// Returns the lane's mark (stale once the lane takes events again).
   [[nodiscard]] uint64_t idle(uint64_t id);

@@ -143,7 +143,9 @@ public:
   /// (none is on its way to the lane either); a parking lane leaves the
   /// key parked, its events held for the supervisor. False: the lane keeps
   /// the route, an event is on its way to it.
-  [[nodiscard]] bool close_route(const key& k, uint64_t lane, bool parked);
+  /// `done`: finished events of `k` whose slots the lane gives back first.
+  [[nodiscard]] bool close_route(const key& k, uint64_t lane, bool parked,
+                                 size_t done);
 
   /// Wakes every waiter (used when the runtime stops).
   void wake_all();

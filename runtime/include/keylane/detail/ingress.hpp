@@ -202,8 +202,9 @@ public:
 
   /// Clears `k`'s route to its retiring lane `lane` (see
   /// `backlog::close_route`).
-  [[nodiscard]] bool close_route(const key& k, uint64_t lane, bool parked) {
-    return backlog_.close_route(k, lane, parked);
+  [[nodiscard]] bool close_route(const key& k, uint64_t lane, bool parked,
+                                 size_t done) {
+    return backlog_.close_route(k, lane, parked, done);
   }
 
   /// Runs `fn(slot&)` with no event of `k` entering meanwhile (see
