@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A lane gives its key's backlog counts back in groups when the key's
-// limit is large: the count may run a group behind the events that ended,
-// never ahead, and a producer at the limit always goes on.
+// limit is large: the count may stay up to a group above the events
+// really unfinished, never below, and a producer at the limit goes on.
 #include <thread>
 
 #include "hold_support.hpp"
