@@ -69,7 +69,9 @@ std::string usage(const char* argv0) {
          "                     keyed_partitions (ordered_partitions with "
          "per-key counts and handler objects),\n"
          "                     keyed_slots (the same state at one fixed address per "
-         "key, looked up once)";
+         "key, looked up once),\n"
+         "                     caf_lanes (keylane's shape with no keylane code: CAF shard and\n"
+         "                     sink actors, lane queues, heap events)";
   out << "\n  --workloads x,y    workloads to run (default these four):";
   for (auto& w : workload_names())
     out << " " << w;

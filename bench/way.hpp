@@ -111,6 +111,9 @@ std::unique_ptr<way> make_hash_partitions();
 std::unique_ptr<way> make_ordered_partitions();
 std::unique_ptr<way> make_keyed_partitions();
 std::unique_ptr<way> make_keyed_slots();
+/// keylane's shape (CAF shard and sink actors, lanes with queues, heap
+/// events) with no keylane code: on request only.
+std::unique_ptr<way> make_caf_lanes();
 std::unique_ptr<way> make_asio_strand();
 std::unique_ptr<way> make_caf_naive();
 /// CAF's default scheduler and its worker count here (caf_naive runs
