@@ -4,6 +4,7 @@
 // with a lane or waiting as it was, and an unused one's key starts afresh.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -110,4 +111,31 @@ TEST_CASE("giving back a count lets a waiting submit of "
   t.join();
   CHECK(in.load());
   CHECK(b.locked(k, [](backlog::slot& s) { return s.count; }) == 1);
+}
+
+TEST_CASE("every slot is visited once, under its own key, integer keys "
+          "and string keys alike", "[unit][backlog]") {
+  // A stop hands back the events waiting keys hold by walking every slot:
+  // a slot it skipped, or named by the wrong key, would lose them.
+  backlog b{1000};
+  auto keys = many_keys(3000);
+  for (size_t i = 0; i < keys.size(); ++i)
+    for (size_t j = 0; j <= i % 3; ++j)
+      admit_one(b, keys[i]);
+  std::vector<size_t> seen(keys.size(), 0);
+  size_t visits = 0;
+  b.for_each([&](const kl::key& k, backlog::slot& s) {
+    ++visits;
+    // many_keys: even positions are the integers 0, 2, 4, ...; odd ones
+    // strings that name their position.
+    size_t i = k.is_integer() ? static_cast<size_t>(k.integer())
+                              : std::stoul(k.str().substr(8));
+    REQUIRE(i < keys.size());
+    CHECK(keys[i] == k);
+    CHECK(s.count == i % 3 + 1);
+    ++seen[i];
+  });
+  CHECK(visits == keys.size());
+  CHECK(std::count(seen.begin(), seen.end(), size_t{1})
+        == static_cast<std::ptrdiff_t>(keys.size()));
 }

@@ -15,7 +15,7 @@ bool backlog::wait_for_room(shard& s, std::unique_lock<spin_mutex>& guard,
   ++s.waiters;
   bool room = false;
   for (;;) {
-    if (s.slots[k].count < limit_) {
+    if (slot_of(s, k).count < limit_) {
       room = true;
       break;
     }
@@ -34,10 +34,10 @@ void backlog::release(const key& k, size_t n) {
     return;
   auto& s = shards_[shard_index(k)];
   std::lock_guard<spin_mutex> guard{s.mtx};
-  auto i = s.slots.find(k);
-  if (i == s.slots.end())
+  auto* xp = find_slot(s, k);
+  if (xp == nullptr)
     return;
-  auto& x = i.value();
+  auto& x = *xp;
   x.count = x.count > n ? x.count - n : 0;
   if (s.waiters > 0)
     s.cv.notify_all();
@@ -47,10 +47,10 @@ bool backlog::close_route(const key& k, uint64_t lane, bool parked,
                           size_t done) {
   auto& s = shards_[shard_index(k)];
   std::lock_guard<spin_mutex> guard{s.mtx};
-  auto i = s.slots.find(k);
-  if (i == s.slots.end())
+  auto* xp = find_slot(s, k);
+  if (xp == nullptr)
     return true; // not routed to it (cannot happen; nothing to clear)
-  auto& x = i.value();
+  auto& x = *xp;
   if (done != 0) {
     x.count = x.count > done ? x.count - done : 0;
     if (s.waiters > 0)
@@ -68,9 +68,13 @@ bool backlog::close_route(const key& k, uint64_t lane, bool parked,
 void backlog::purge(shard& s) {
   for (auto i = s.slots.begin(); i != s.slots.end();)
     i = unused(i->second) ? s.slots.erase(i) : std::next(i);
+  for (auto i = s.int_slots.begin(); i != s.int_slots.end();)
+    i = unused(i->second) ? s.int_slots.erase(i) : std::next(i);
   if (s.slots.empty() && s.slots.bucket_count() > 64)
     slot_map{}.swap(s.slots);
-  s.purge_at = std::max(purge_floor, 2 * s.slots.size());
+  if (s.int_slots.empty() && s.int_slots.bucket_count() > 64)
+    int_slot_map{}.swap(s.int_slots);
+  s.purge_at = std::max(purge_floor, 2 * s.size());
 }
 
 void backlog::purge() {
