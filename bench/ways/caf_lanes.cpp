@@ -24,11 +24,12 @@
 #include <vector>
 
 #include <caf/all.hpp>
-#include <tsl/robin_map.h>
 
 #include <keylane/detail/mpmc_queue.hpp>
+#include <keylane/key.hpp>
 
 #include "../way.hpp"
+#include "striped_entries.hpp"
 
 namespace keylane::bench::caf_lanes_detail {
 
@@ -104,25 +105,12 @@ struct alignas(64) inbox {
   caf::actor actor;
 };
 
-class lane_table {
-public:
-  lane* add(uint64_t k, bool& idle) {
-    auto& s = stripes_[(k * 0x9e3779b97f4a7c15ull) >> 58];
-    std::lock_guard<std::mutex> guard{s.mtx};
-    auto& l = s.lanes[k];
-    if (!l)
-      l = std::make_unique<lane>();
-    idle = l->unfinished.fetch_add(1, std::memory_order_acq_rel) == 0;
-    return l.get();
+struct int_hash {
+  size_t operator()(uint64_t k) const noexcept {
+    return static_cast<size_t>(stable_hash(k));
   }
-
-private:
-  struct alignas(64) stripe {
-    std::mutex mtx;
-    tsl::robin_map<uint64_t, std::unique_ptr<lane>> lanes;
-  };
-  stripe stripes_[64];
 };
+using lane_table = striped_entries<uint64_t, lane, int_hash>;
 
 struct shared {
   output* out = nullptr;

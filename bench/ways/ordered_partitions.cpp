@@ -41,6 +41,7 @@
 #include <keylane/key.hpp>
 
 #include "../way.hpp"
+#include "striped_entries.hpp"
 
 namespace keylane::bench {
 
@@ -107,27 +108,9 @@ struct key_entry {
   std::unique_ptr<key_handler> handler;
 };
 
-class key_slots {
-public:
-  // Also says whether the key was idle (every earlier event given back),
-  // so that the caller may place it anew.
-  key_entry* add(const key& k, bool& idle) {
-    auto& s = stripes_[k.hash() >> 58];
-    std::lock_guard<std::mutex> guard{s.mtx};
-    auto& e = s.entries[k];
-    if (!e)
-      e = std::make_unique<key_entry>();
-    idle = e->unfinished.fetch_add(1, std::memory_order_acq_rel) == 0;
-    return e.get();
-  }
-
-private:
-  struct alignas(64) stripe {
-    std::mutex mtx;
-    tsl::robin_map<key, std::unique_ptr<key_entry>, key_hasher> entries;
-  };
-  stripe stripes_[64];
-};
+// Says whether the key was idle (every earlier event given back), so
+// that the caller may place it anew.
+using key_slots = striped_entries<key, key_entry, key_hasher>;
 
 class ordered_partitions final : public way {
 public:
