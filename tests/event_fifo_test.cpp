@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// A lane's queue: first in, first out across its compaction, and its
-// storage handed from a retired lane to the next with the capacity kept
-// and nothing of the old contents.
+// A lane's queue, linked through its events: first in, first out however
+// pushes and pops interleave, and it owns what it holds (a queue dropped
+// with events in it deletes them, once each).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <random>
 
 #include <keylane/detail/event_fifo.hpp>
 
@@ -15,54 +16,69 @@ using kl::detail::event_ptr;
 
 namespace {
 
-event_ptr make(uint64_t seq) {
-  event_ptr ev{new event_base(kl::key{seq})};
-  ev->seq = seq;
-  return ev;
-}
+struct counted_event : event_base {
+  counted_event(uint64_t seq, int& alive) : event_base(kl::key{seq}), alive(alive) {
+    this->seq = seq;
+    ++alive;
+  }
+  ~counted_event() override { --alive; }
+  int& alive;
+};
 
 } // namespace
 
-TEST_CASE("a lane's queue gives its events back in order, also across "
-          "its compaction", "[unit][lane]") {
-  event_fifo q;
-  uint64_t next_in = 0, next_out = 0;
-  // Pops run ahead of pushes far enough for the front to be compacted away
-  // (64 or more taken while more remain).
-  for (int round = 0; round < 50; ++round) {
-    for (int i = 0; i < 7; ++i)
-      q.push_back(make(next_in++));
-    for (int i = 0; i < 5; ++i)
+TEST_CASE("a lane's queue gives its events back in order however pushes "
+          "and pops interleave", "[unit][lane]") {
+  auto seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng{seed};
+  int alive = 0;
+  {
+    event_fifo q;
+    uint64_t next_in = 0, next_out = 0;
+    for (int step = 0; step < 5000; ++step) {
+      if (rng() % 3 != 0 || q.empty()) {
+        q.push_back(event_ptr{new counted_event(next_in++, alive)});
+      } else {
+        auto ev = q.pop_front();
+        REQUIRE(ev->seq == next_out++);
+        REQUIRE(ev->next == nullptr); // unlinked: free to join another list
+      }
+      REQUIRE(q.empty() == (next_in == next_out));
+    }
+    while (!q.empty())
       REQUIRE(q.pop_front()->seq == next_out++);
-    REQUIRE(q.size() == next_in - next_out);
+    CHECK(next_out == next_in);
+    // Empty again, it links afresh.
+    q.push_back(event_ptr{new counted_event(7, alive)});
+    CHECK(q.pop_front()->seq == 7);
   }
-  while (!q.empty())
-    REQUIRE(q.pop_front()->seq == next_out++);
-  CHECK(next_out == next_in);
+  CHECK(alive == 0);
 }
 
-TEST_CASE("a lane's queue storage moves to another queue emptied, with its "
-          "capacity", "[unit][lane]") {
-  event_fifo a;
-  for (uint64_t i = 0; i < 20; ++i)
-    a.push_back(make(i));
-  (void)a.pop_front();
-  auto storage = a.take_storage();
-  CHECK(a.empty());
-  CHECK(storage.empty());
-  CHECK(storage.capacity() >= 20);
-  auto cap = storage.capacity();
-  // `a` works on without it.
-  a.push_back(make(100));
-  CHECK(a.pop_front()->seq == 100);
-
-  event_fifo b;
-  b.adopt_storage(std::move(storage));
-  CHECK(b.empty());
-  for (uint64_t i = 0; i < cap; ++i)
-    b.push_back(make(200 + i));
-  CHECK(b.size() == cap);
-  for (uint64_t i = 0; i < cap; ++i)
-    REQUIRE(b.pop_front()->seq == 200 + i);
-  CHECK(b.empty());
+TEST_CASE("a lane's queue deletes what it holds when dropped or cleared, "
+          "and finds without taking", "[unit][lane]") {
+  int alive = 0;
+  {
+    event_fifo q;
+    for (uint64_t i = 0; i < 10; ++i)
+      q.push_back(event_ptr{new counted_event(i, alive)});
+    CHECK(alive == 10);
+    uint64_t visited = 0;
+    CHECK(q.find_if([&](const event_base& ev) {
+      ++visited;
+      return ev.seq == 4;
+    }));
+    CHECK(visited == 5);
+    CHECK_FALSE(q.find_if([](const event_base& ev) { return ev.seq == 99; }));
+    CHECK(alive == 10);
+    (void) q.pop_front();
+    CHECK(alive == 9);
+    q.clear();
+    CHECK(q.empty());
+    CHECK(alive == 0);
+    for (uint64_t i = 0; i < 3; ++i)
+      q.push_back(event_ptr{new counted_event(i, alive)});
+  }
+  CHECK(alive == 0);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <exception>
 #include <utility>
 
@@ -31,7 +32,7 @@ thread_local invocation current_call;
 
 // Counts given back one by one under a small limit (a producer at the
 // limit sees each event end); in groups where a group is under 2 % of it.
-uint16_t release_group(size_t key_backlog) noexcept {
+uint8_t release_group(size_t key_backlog) noexcept {
   return key_backlog >= 4096 ? 64 : 1;
 }
 
@@ -41,16 +42,21 @@ lane::lane(shard* host, const runtime_parts& parts, uint64_t id,
            keylane::key k, handler_maker* maker)
   : host_(host),
     id_(id),
-    cfg_gen_(parts.live.generation()),
-    cfg_(&host->settings_now()),
-    key_(std::move(k)),
     parts_(parts),
-    batch_limit_(std::max<size_t>(1, cfg_->lane_batch)),
-    release_every_(release_group(cfg_->key_backlog)),
+    batch_limit_(static_cast<uint32_t>(
+      std::max<size_t>(1, host->settings_now().lane_batch))),
+    release_every_(release_group(host->settings_now().key_backlog)),
+    key_(std::move(k)),
     maker_(maker),
     rng_(key_.hash() ^ id) {}
 
-lane::~lane() = default;
+lane::~lane() {
+  // What every event touches stays in the first two cache lines.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+  static_assert(offsetof(lane, key_) <= 128, "a lane's hot fields grew");
+#pragma GCC diagnostic pop
+}
 
 bool lane::in_sync_call_of(uint64_t id, uint64_t token) noexcept {
   auto& c = current_call;
@@ -99,12 +105,8 @@ void lane::note_requests(uint64_t first, uint64_t last) {
 }
 
 const settings& lane::policy() {
-  auto gen = parts_.live.generation();
-  if (gen != cfg_gen_) {
-    cfg_ = &host_->settings_now();
-    cfg_gen_ = gen;
-  }
-  return *cfg_;
+  // The shard's copy, on the shard's (hot) lines rather than the lane's.
+  return host_->settings_now();
 }
 
 void lane::wake() {
@@ -273,7 +275,6 @@ void lane::invoke_current() {
   sync_done_ = false;
   sync_status_ = outcome::pending;
   sync_permanent_ = false;
-  sync_error_.clear();
   std::string thrown;
   attempt_mark_ = host_->request_mark();
   auto timeout_ms = policy().attempt_timeout_ms;
@@ -295,12 +296,13 @@ void lane::invoke_current() {
   if (!thrown.empty()) {
     // A completion finished before the throw keeps its outcome; one dropped
     // by the unwinding reports the exception instead.
+    auto done_error = take_sync_error();
     if (sync_done_ && sync_status_ != outcome::failed)
-      settle(sync_status_, std::move(sync_error_), false);
+      settle(sync_status_, std::move(done_error), false);
     else
       settle(outcome::failed, std::move(thrown), false);
   } else if (sync_done_) {
-    settle(sync_status_, std::move(sync_error_), sync_permanent_);
+    settle(sync_status_, take_sync_error(), sync_permanent_);
   } else {
     awaiting_ = true;
     if (timeout_ms > 0)
@@ -343,9 +345,8 @@ void lane::abandon() {
   }
   if (current_)
     parts_.ledger.abandon(std::move(current_), "running");
-  for (auto& ev : queue_)
-    parts_.ledger.abandon(std::move(ev), "queued");
-  queue_.clear();
+  while (!queue_.empty())
+    parts_.ledger.abandon(queue_.pop_front(), "queued");
   timers_.clear();
   // The handler may hold completions that pin the shard: break the cycle.
   handler_.reset();

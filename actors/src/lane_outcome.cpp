@@ -88,7 +88,16 @@ void lane::finish_sync(uint64_t token, outcome status, std::string error,
   sync_done_ = true;
   sync_status_ = status;
   sync_permanent_ = permanent;
-  sync_error_ = std::move(error);
+  // Only a failure's reason is kept (`finish_current`): a success leaves
+  // the line of the string untouched.
+  if (status == outcome::failed)
+    sync_error_ = std::move(error);
+}
+
+std::string lane::take_sync_error() noexcept {
+  if (!sync_done_ || sync_status_ != outcome::failed)
+    return {};
+  return std::exchange(sync_error_, std::string{});
 }
 
 void lane::finish_current(outcome status, std::string error) {
@@ -109,13 +118,11 @@ void lane::start_parking(std::string reason) {
   ++token_; // a late completion of the last attempt is now stale
   current_->error = std::move(reason);
   std::vector<event_ptr> evs;
-  evs.reserve(queue_.size() + 1);
   evs.push_back(std::move(current_));
-  for (auto& ev : queue_) {
-    ev->error = parked_behind_reason;
-    evs.push_back(std::move(ev));
+  while (!queue_.empty()) {
+    evs.push_back(queue_.pop_front());
+    evs.back()->error = parked_behind_reason;
   }
-  queue_.clear();
   park(evs);
   parking_ = true;
   host_->parked(key_);

@@ -94,7 +94,6 @@ caf::behavior shard::make_behavior() {
       }
       trimmed_ = true;
       shrink_if_empty(lanes_);
-      std::vector<lane_buffers>{}.swap(spare_buffers_);
       std::vector<uint64_t>{}.swap(turns_);
       std::vector<lane*>{}.swap(touched_);
       std::deque<idle_lane>{}.swap(idle_);
@@ -148,7 +147,6 @@ lane* shard::start_lane(uint64_t id, const keylane::key& k) {
   trimmed_ = false;
   ++spawned_;
   auto l = std::make_unique<lane>(this, parts_, id, k, maker_.get());
-  reuse_buffers(*l);
   auto* raw = l.get();
   lanes_.emplace(id, std::move(l));
   return raw;

@@ -7,7 +7,6 @@
 #include "keylane/detail/shard.hpp"
 
 #include <algorithm>
-#include <new>
 
 #include <caf/all.hpp>
 
@@ -38,7 +37,6 @@ bool shard::retire(lane& l, bool keep_slot) {
   if (l.parking())
     report_->parked.push_back(l.k());
   parts_.pub.lanes_retired.fetch_add(1, std::memory_order_relaxed);
-  keep_buffers(l);
   lanes_.erase(l.id()); // destroys l
   parts_.in.lane_gone(index_, keep_slot);
   return true;
@@ -108,26 +106,6 @@ void shard::arm_linger() {
   delayed_send(this,
                std::max<clock::duration>(due, std::chrono::milliseconds(1)),
                linger_atom::value);
-}
-
-void shard::keep_buffers(lane& l) noexcept {
-  if (spare_buffers_.size() >= spare_buffers_max)
-    return;
-  auto b = l.take_buffers();
-  if (b.queue.capacity() > spare_capacity_max || b.queue.capacity() == 0)
-    return;
-  try {
-    spare_buffers_.push_back(std::move(b));
-  } catch (const std::bad_alloc&) {
-    // Only a saving lost: the lane goes anyway.
-  }
-}
-
-void shard::reuse_buffers(lane& l) noexcept {
-  if (spare_buffers_.empty())
-    return;
-  l.adopt_buffers(std::move(spare_buffers_.back()));
-  spare_buffers_.pop_back();
 }
 
 } // namespace keylane::detail

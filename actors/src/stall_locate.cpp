@@ -47,13 +47,14 @@ void lane::locate(uint64_t seq) {
     answer(*current_, "its lane is " + doing());
     return;
   }
-  for (auto& ev : queue_)
-    if (ev->seq == seq) {
-      answer(*ev, "it is queued in its lane behind seq "
-                    + std::to_string(current_ ? current_->seq : 0)
-                    + ", which is " + doing());
-      return;
-    }
+  (void) queue_.find_if([&](const event_base& ev) {
+    if (ev.seq != seq)
+      return false;
+    answer(ev, "it is queued in its lane behind seq "
+                 + std::to_string(current_ ? current_->seq : 0)
+                 + ", which is " + doing());
+    return true;
+  });
 }
 
 void supervisor::locate(uint64_t seq) {

@@ -284,7 +284,7 @@ void ingress::admit_waiting(size_t holding) {
         auto* ev = s.take_held();
         shard = open_lane(k, s);
         while (ev != nullptr) {
-          auto* next = std::exchange(ev->next_held, nullptr);
+          auto* next = std::exchange(ev->next, nullptr);
           send_to_lane(s, event_ptr{ev});
           ev = next;
         }
@@ -325,7 +325,7 @@ void ingress::rearm_reclaim(size_t i) noexcept {
 std::optional<ingress::held_event> ingress::find_held(uint64_t seq) {
   std::optional<held_event> found;
   backlog_.for_each([&](const key& k, backlog::slot& s) {
-    for (auto* ev = s.held_first; ev != nullptr && !found; ev = ev->next_held)
+    for (auto* ev = s.held_first; ev != nullptr && !found; ev = ev->next)
       if (ev->seq == seq)
         found = held_event{k, ev->submitted, 0};
   });
@@ -350,7 +350,7 @@ std::vector<event_ptr> ingress::detach_all() {
   std::vector<event_ptr> left;
   backlog_.for_each([&](const key&, backlog::slot& s) {
     for (auto* ev = s.take_held(); ev != nullptr;) {
-      auto* next = std::exchange(ev->next_held, nullptr);
+      auto* next = std::exchange(ev->next, nullptr);
       left.emplace_back(ev);
       ev = next;
     }

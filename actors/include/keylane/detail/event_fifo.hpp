@@ -1,71 +1,62 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <cstddef>
 #include <utility>
-#include <vector>
 
 #include "keylane/detail/event_base.hpp"
 
 namespace keylane::detail {
 
-/// A lane's queue of events: FIFO over one vector, consumed from a moving
-/// head. Unlike `std::deque`, an empty one allocates nothing (libstdc++'s
-/// deque allocates a map and a 512-byte block per instance, that is per key
-/// activation), and a drained one keeps its buffer for the next events.
+/// A lane's queue of events: FIFO, linked through the events themselves
+/// (`event_base::next`), and it owns them. With thousands of keys a lane
+/// is cold when its next event comes; a queue buffer of its own was one
+/// more cache line missed per event (and a vector to grow, keep and hand
+/// on at each activation), where the events are touched anyway.
 /// Not thread-safe: only its lane's shard touches it.
 class event_fifo {
 public:
-  [[nodiscard]] bool empty() const noexcept { return head_ == items_.size(); }
-  [[nodiscard]] size_t size() const noexcept { return items_.size() - head_; }
+  event_fifo() = default;
+  event_fifo(const event_fifo&) = delete;
+  event_fifo& operator=(const event_fifo&) = delete;
+  ~event_fifo() { clear(); }
 
-  void push_back(event_ptr ev) { items_.push_back(std::move(ev)); }
+  [[nodiscard]] bool empty() const noexcept { return head_ == nullptr; }
+
+  void push_back(event_ptr ev) noexcept {
+    auto* p = ev.release();
+    p->next = nullptr;
+    (tail_ != nullptr ? tail_->next : head_) = p;
+    tail_ = p;
+  }
 
   /// Takes the oldest event; the queue must not be empty.
-  event_ptr pop_front() {
-    auto ev = std::move(items_[head_++]);
-    if (head_ == items_.size()) {
-      items_.clear();
-      head_ = 0;
-    } else if (head_ >= 64 && head_ * 2 >= items_.size()) {
-      // Consumed half or more: drop the moved-from prefix, amortised O(1).
-      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
-      head_ = 0;
-    }
-    return ev;
+  [[nodiscard]] event_ptr pop_front() noexcept {
+    auto* p = head_;
+    head_ = std::exchange(p->next, nullptr);
+    if (head_ == nullptr)
+      tail_ = nullptr;
+    return event_ptr{p};
   }
 
+  /// Deletes every event it holds.
   void clear() noexcept {
-    items_.clear();
-    head_ = 0;
+    while (!empty())
+      (void) pop_front();
   }
 
-  /// Its storage, emptied, with its capacity: for another fifo to adopt.
-  [[nodiscard]] std::vector<event_ptr> take_storage() noexcept {
-    items_.clear();
-    head_ = 0;
-    return std::exchange(items_, {});
+  /// Calls `fn(const event_base&)` for each event, oldest first, until it
+  /// returns true; returns whether one did.
+  template <class F>
+  bool find_if(F&& fn) const {
+    for (const auto* p = head_; p != nullptr; p = p->next)
+      if (fn(*p))
+        return true;
+    return false;
   }
-
-  /// Uses `storage` (emptied, capacity kept) from now on; for an empty fifo.
-  void adopt_storage(std::vector<event_ptr> storage) noexcept {
-    storage.clear();
-    items_ = std::move(storage);
-    head_ = 0;
-  }
-
-  [[nodiscard]] auto begin() noexcept {
-    return items_.begin() + static_cast<std::ptrdiff_t>(head_);
-  }
-  [[nodiscard]] auto end() noexcept { return items_.end(); }
-  [[nodiscard]] auto begin() const noexcept {
-    return items_.begin() + static_cast<std::ptrdiff_t>(head_);
-  }
-  [[nodiscard]] auto end() const noexcept { return items_.end(); }
 
 private:
-  std::vector<event_ptr> items_;
-  size_t head_ = 0;
+  event_base* head_ = nullptr;
+  event_base* tail_ = nullptr;
 };
 
 } // namespace keylane::detail

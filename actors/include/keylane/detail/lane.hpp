@@ -27,12 +27,6 @@ namespace keylane::detail {
 
 class shard;
 
-/// A retired lane's queue vector, emptied with its capacity kept, for the
-/// shard's next lane: a short activation then allocates none.
-struct lane_buffers {
-  std::vector<event_ptr> queue;
-};
-
 /// What serialises one key's events while the key is active: a queue and
 /// the key's handler instance, living inside a shard actor (lanes are
 /// objects, not actors: starting and retiring one is a table insert and
@@ -99,14 +93,6 @@ public:
   void retire();
   /// Hands everything the lane holds to the stop ledger as not done.
   void abandon();
-  /// Its queue's vector, empty (a dry lane's is), for `adopt_buffers`.
-  [[nodiscard]] lane_buffers take_buffers() noexcept {
-    return lane_buffers{queue_.take_storage()};
-  }
-  /// Uses `b`'s vector instead of its own (a lane that took no event yet).
-  void adopt_buffers(lane_buffers b) noexcept {
-    queue_.adopt_storage(std::move(b.queue));
-  }
 
   void on_complete(uint64_t token, outcome status, bool permanent,
                    std::string error, result_box_ptr box);
@@ -143,6 +129,8 @@ private:
   bool reactivate();
   void drop_handler();
   void settle(outcome status, std::string error, bool permanent);
+  // The failure reason `finish_sync` kept, taken (empty if none).
+  [[nodiscard]] std::string take_sync_error() noexcept;
   void finish_current(outcome status, std::string error);
   void start_parking(std::string reason);
   void park(std::vector<event_ptr>& evs);
@@ -158,60 +146,58 @@ private:
   void note_applied(outcome status);
   void note_finished(uint64_t seq);
   void take_snapshot();
-  const settings& policy(); // the live settings, refreshed after a reload
+  // The live settings: the shard's, refreshed after a reload (a reference
+  // to hold only until the lane next calls it).
+  const settings& policy();
 
   // Hot first: with thousands of keys a lane is cold when its next event
   // comes, and each line an event touches is a miss. What every event
-  // reads or writes fills the first four lines (the class is aligned to
-  // one); what failures, parking, state and timers use comes after.
+  // reads or writes fills the first two lines (the class is aligned to
+  // one; a static_assert in lane.cpp holds it there); what failures,
+  // parking, state and timers use comes after.
   shard* host_;
   uint64_t id_;
   std::unique_ptr<handler_base> handler_; // null: see broken_, activation_error_
   event_ptr current_;
   event_fifo queue_;
-
   uint64_t token_ = 0;
-  // Borrowed from the shard; `policy` refreshes it after a reload, before
-  // the shard could drop it. The generation is read first (declared
-  // first): settings newer than it are refreshed once more, never older.
-  uint64_t cfg_gen_;
-  const settings* cfg_;
+  uint64_t unpark_through_ = 0; // replayed events up to this id ended
+
   clock::time_point attempt_started_;
   uint64_t attempt_mark_ = 0; // the shard's request mark when it started
   uint64_t idle_mark_ = 0;    // its shard's mark of it being dry, 0: not
   // Keyed state: the handler's (or null), whether it changed since its
   // last write, and the events whose changes that write will make durable.
   state_slot* state_ = nullptr;
+  const runtime_parts& parts_; // its shard's
   // Finished events handed to the shard's output whose backlog counts are
   // not given back yet (see `release_every_`).
-  uint64_t unreleased_ = 0;
-
-  keylane::key key_;
-  const runtime_parts& parts_; // its shard's
-
-  std::string sync_error_;
-  size_t batch_limit_;
-  uint64_t unpark_through_ = 0; // replayed events up to this id ended
-  bool awaiting_ = false; // an attempt runs, or a backoff waits
-  bool backing_off_ = false;
-  bool turn_pending_ = false; // spent its budget, waits for its turn
-  bool marked_ = false;       // in its shard's list for `run_taken`
-  bool awake_ = false;        // a handler was built (or failed to be)
-  bool parking_ = false;
-  bool sync_done_ = false;
-  bool sync_permanent_ = false;
-  outcome sync_status_ = outcome::pending;
-  bool activation_just_failed_ = false; // the first attempt has seen it
-  bool state_dirty_ = false;
-  bool snapshot_due_ = false; // a checkpoint came while an event ran
-  bool redelivered_ = false;  // the running event was applied before
-  bool has_origin_ = false;   // and its source position, if it has one
+  uint32_t unreleased_ = 0;
+  uint32_t batch_limit_; // lane_batch: at most 1,000,000
   // `flush` gives finished events' counts back once this many gathered:
   // each give-back takes the key's stripe lock and slot, lines the
   // producer writes at every submit, so giving back per event moved them
   // between cores per event with thousands of keys. The rest goes back
   // when the lane retires (`take_unreleased`).
-  uint16_t release_every_;
+  uint8_t release_every_;
+  // The outcome `finish_sync` left (its error, if failed, in sync_error_).
+  outcome sync_status_ = outcome::pending;
+  bool sync_done_ = false;
+  bool sync_permanent_ = false;
+  bool awaiting_ = false; // an attempt runs, or a backoff waits
+  bool turn_pending_ = false; // spent its budget, waits for its turn
+  bool marked_ = false;       // in its shard's list for `run_taken`
+  bool awake_ = false;        // a handler was built (or failed to be)
+  bool parking_ = false;
+  bool backing_off_ = false;
+
+  keylane::key key_;
+  std::string sync_error_; // set only for a failed outcome
+  bool activation_just_failed_ = false; // the first attempt has seen it
+  bool state_dirty_ = false;
+  bool snapshot_due_ = false; // a checkpoint came while an event ran
+  bool redelivered_ = false;  // the running event was applied before
+  bool has_origin_ = false;   // and its source position, if it has one
 
   std::string broken_; // non-empty: every event fails with this reason
   // Non-empty: the handler could not be built or activated. Each attempt

@@ -108,8 +108,6 @@ private:
   void end_round();
   void retire_due(bool sweep);
   [[nodiscard]] bool retire(lane& l, bool keep_slot);
-  void keep_buffers(lane& l) noexcept;
-  void reuse_buffers(lane& l) noexcept;
   void arm_linger();
   void take_turns();
   lane* find(uint64_t id);
@@ -128,11 +126,6 @@ private:
   handler_maker_ptr maker_;
   // Open addressing: no node per activation; lanes stay put on the heap.
   tsl::robin_map<uint64_t, std::unique_ptr<lane>> lanes_;
-  // Retired lanes' event vectors, for the next lanes (bounded, and small
-  // ones only: a burst's large queue pins no memory after it).
-  std::vector<lane_buffers> spare_buffers_;
-  static constexpr size_t spare_buffers_max = 256;
-  static constexpr size_t spare_capacity_max = 64;
   batch_ptr out_;
   shard_report_ptr report_;
   std::vector<uint64_t> turns_;

@@ -59,8 +59,8 @@ public:
     /// Appends `ev` to the events the waiting key holds.
     void hold(event_ptr ev) noexcept {
       auto* p = ev.release();
-      p->next_held = nullptr;
-      (held_last ? held_last->next_held : held_first) = p;
+      p->next = nullptr;
+      (held_last ? held_last->next : held_first) = p;
       held_last = p;
     }
 
