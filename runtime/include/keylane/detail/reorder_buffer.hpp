@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "keylane/config.hpp"
+#include "keylane/detail/slot_ring.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane::detail {
@@ -168,9 +169,9 @@ public:
   /// forgets its turns.
   template <class Sink>
   void drain(Sink& out) {
-    for (auto& s : window_)
-      if (s.full())
-        out.push_back(s.take());
+    for (size_t i = 0; i < window_.size(); ++i)
+      if (window_[i].full())
+        out.push_back(window_[i].take());
     window_.clear();
     for (auto& [seq, x] : keyed_)
       out.push_back(std::move(x));
@@ -231,7 +232,11 @@ private:
   size_t held_ = 0;
   size_t peak_ = 0;
   // global: slot i holds sequence number next_ + i.
-  std::deque<reorder_slot<Item>> window_;
+  // Pointers (the sink's events) over a ring that keeps its storage; other
+  // items in a deque, which gives a burst's memory back as it drains.
+  std::conditional_t<std::is_pointer_v<Item>, slot_ring<reorder_slot<Item>>,
+                     std::deque<reorder_slot<Item>>>
+    window_;
   // per_key: held items by sequence number, and each key's numbers not yet
   // released, oldest first.
   std::map<uint64_t, Item> keyed_;
