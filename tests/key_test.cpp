@@ -151,3 +151,33 @@ TEST_CASE("an integer key is a 64-bit pattern: -1 and 2^64-1 are one key",
   CHECK(key(std::numeric_limits<int64_t>::min()) == key(uint64_t{1} << 63));
   CHECK(key(int64_t{-2}) != max);
 }
+
+TEST_CASE("a key copied or assigned over another is that key, string or "
+          "integer", "[unit][key]") {
+  using keylane::key;
+  key s{std::string{"account-42"}};
+  key n{42};
+  key s_copy{s};
+  key n_copy{n};
+  CHECK(s_copy == s);
+  CHECK(s_copy.str() == "account-42");
+  CHECK(n_copy == n);
+  CHECK(n_copy.str().empty());
+  // Over a key of the other kind: nothing of the old one stays.
+  key a{std::string{"room-7"}};
+  a = n;
+  CHECK(a == n);
+  CHECK(a.is_integer());
+  CHECK(a.str().empty());
+  CHECK(a.to_string() == "42");
+  key b{7};
+  b = s;
+  CHECK(b == s);
+  CHECK_FALSE(b.is_integer());
+  CHECK(b.to_string() == "account-42");
+  key c{s};
+  c = c; // self-assignment keeps it
+  CHECK(c == s);
+  key moved{std::move(c)};
+  CHECK(moved == s);
+}

@@ -69,6 +69,28 @@ public:
 
   key(std::string_view s) : key(std::string{s}) {}
 
+  // An integer key's copy leaves its (empty) string alone: a key is copied
+  // into every event, and copying the string cost more than the rest.
+  key(const key& x)
+    : num_(x.num_), hash_(x.hash_), is_num_(x.is_num_) {
+    if (!x.is_num_)
+      str_ = x.str_;
+  }
+  key& operator=(const key& x) {
+    if (this != &x) {
+      if (!x.is_num_)
+        str_ = x.str_;
+      else
+        str_.clear();
+      num_ = x.num_;
+      hash_ = x.hash_;
+      is_num_ = x.is_num_;
+    }
+    return *this;
+  }
+  key(key&&) noexcept = default;
+  key& operator=(key&&) noexcept = default;
+
   /// True when the key is an integer.
   [[nodiscard]] bool is_integer() const noexcept { return is_num_; }
 
