@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "keylane/handler.hpp"
 
+#include <utility>
+
 #include <caf/actor_cast.hpp>
 #include <caf/send.hpp>
 
@@ -56,12 +58,15 @@ completion_core& completion_core::operator=(completion_core&& other) noexcept {
   return *this;
 }
 
-completion_core::~completion_core() {
-  if (owner_)
+void completion_core::drop() noexcept {
+  try {
     finish(outcome::failed,
            "dropped completion: the handler let its completion go without "
            "calling ok, skip or fail",
            nullptr);
+  } catch (...) {
+    // No memory for the message: the attempt's timeout, if any, ends it.
+  }
 }
 
 void completion_core::pin() {
@@ -76,7 +81,13 @@ bool completion_core::synchronous() const noexcept {
   return owner_ != nullptr && lane::in_sync_call_of(lane_id_, token_);
 }
 
-void completion_core::finish(outcome status, std::string error,
+void completion_core::finish_in_call(outcome status) noexcept {
+  auto* owner = std::exchange(owner_, nullptr);
+  owner->finish_sync(token_, status, false);
+  handle_ = nullptr;
+}
+
+void completion_core::finish(outcome status, std::string&& error,
                              result_box_ptr box, bool permanent) {
   auto* owner = owner_;
   if (!owner)

@@ -248,7 +248,8 @@ void lane::invoke_current() {
   ++current_->attempts;
   // Precise only where a deadline or the window's sizing reads it: a
   // clock read per event was ~3 % of the CPU of a short handler's path.
-  attempt_started_ = policy().attempt_timeout_ms > 0 || parts_.live.window_auto()
+  auto timeout_ms = policy().attempt_timeout_ms;
+  attempt_started_ = timeout_ms > 0 || parts_.live.window_auto()
                        ? clock::now()
                        : coarse_now();
   if (current_->attempts == 1)
@@ -261,12 +262,12 @@ void lane::invoke_current() {
     if (broken_.empty() && !activation_error_.empty()
         && (std::exchange(activation_just_failed_, false) || !reactivate())
         && broken_.empty()) {
-      settle(outcome::failed, activation_error_, false);
+      settle(outcome::failed, std::string{activation_error_}, false);
       return;
     }
     if (!broken_.empty()) {
       // No handler instance in this lane: retrying here cannot help.
-      settle(outcome::failed, broken_, true);
+      settle(outcome::failed, std::string{broken_}, true);
       return;
     }
   }
@@ -277,7 +278,6 @@ void lane::invoke_current() {
   sync_permanent_ = false;
   std::string thrown;
   attempt_mark_ = host_->request_mark();
-  auto timeout_ms = policy().attempt_timeout_ms;
   auto deadline = timeout_ms > 0
                     ? attempt_started_ + std::chrono::milliseconds(timeout_ms)
                     : clock::time_point{};
@@ -296,13 +296,18 @@ void lane::invoke_current() {
   if (!thrown.empty()) {
     // A completion finished before the throw keeps its outcome; one dropped
     // by the unwinding reports the exception instead.
-    auto done_error = take_sync_error();
+    sync_error_.clear();
     if (sync_done_ && sync_status_ != outcome::failed)
-      settle(sync_status_, std::move(done_error), false);
+      settle(sync_status_, std::string{}, false);
     else
       settle(outcome::failed, std::move(thrown), false);
   } else if (sync_done_) {
-    settle(sync_status_, take_sync_error(), sync_permanent_);
+    // Only a failure left a reason (see finish_sync).
+    settle(sync_status_,
+           sync_status_ == outcome::failed
+             ? std::exchange(sync_error_, std::string{})
+             : std::string{},
+           sync_permanent_);
   } else {
     awaiting_ = true;
     if (timeout_ms > 0)

@@ -53,7 +53,7 @@ void lane::on_retry(uint64_t token) {
   run();
 }
 
-void lane::settle(outcome status, std::string error, bool permanent) {
+void lane::settle(outcome status, std::string&& error, bool permanent) {
   if (status != outcome::failed) {
     if (state_)
       note_applied(status);
@@ -81,30 +81,35 @@ void lane::settle(outcome status, std::string error, bool permanent) {
   host_->arm_retry(id_, token_, at, now);
 }
 
-void lane::finish_sync(uint64_t token, outcome status, std::string error,
+void lane::finish_sync(uint64_t token, outcome status,
                        bool permanent) noexcept {
   if (token != token_ || sync_done_)
     return;
   sync_done_ = true;
   sync_status_ = status;
   sync_permanent_ = permanent;
+}
+
+void lane::finish_sync(uint64_t token, outcome status, std::string&& error,
+                       bool permanent) noexcept {
+  if (token != token_ || sync_done_)
+    return;
+  finish_sync(token, status, permanent);
   // Only a failure's reason is kept (`finish_current`): a success leaves
   // the line of the string untouched.
   if (status == outcome::failed)
     sync_error_ = std::move(error);
 }
 
-std::string lane::take_sync_error() noexcept {
-  if (!sync_done_ || sync_status_ != outcome::failed)
-    return {};
-  return std::exchange(sync_error_, std::string{});
-}
-
-void lane::finish_current(outcome status, std::string error) {
+void lane::finish_current(outcome status, std::string&& error) {
   awaiting_ = false;
   if (current_->park_id > unpark_through_)
     unpark_through_ = current_->park_id;
-  current_->error = status == outcome::failed ? std::move(error) : std::string{};
+  // A reason only for a failure (an earlier attempt's goes).
+  if (status == outcome::failed)
+    current_->error = std::move(error);
+  else if (!current_->error.empty())
+    current_->error.clear();
   current_->status = status;
   note_finished(current_->seq);
   host_->finished(std::move(current_));

@@ -126,15 +126,11 @@ caf::behavior shard::make_behavior() {
   };
 }
 
-const settings& shard::settings_now() {
+void shard::refresh_settings(uint64_t gen) {
   // One lock and shared count per reload and shard, not per activation:
   // lanes borrow these (see lane::policy).
-  auto gen = parts_.live.generation();
-  if (gen != settings_gen_ || !settings_) {
-    settings_ = parts_.live.get();
-    settings_gen_ = gen;
-  }
-  return *settings_;
+  settings_ = parts_.live.get();
+  settings_gen_ = gen;
 }
 
 lane* shard::find(uint64_t id) {

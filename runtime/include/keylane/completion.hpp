@@ -36,7 +36,7 @@ public:
       return;
     if (core_.synchronous()) {
       static_cast<std::optional<Result>*>(core_.slot())->emplace(std::move(value));
-      core_.finish(outcome::ok, {}, nullptr);
+      core_.finish_in_call(outcome::ok);
     } else {
       core_.finish(outcome::ok, {},
                    std::make_shared<detail::typed_result_box<Result>>(

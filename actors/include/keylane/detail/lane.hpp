@@ -112,7 +112,8 @@ public:
   [[nodiscard]] static bool in_sync_call(uint64_t id) noexcept;
 
   /// A completion finished inside `on_event` (result already in place).
-  void finish_sync(uint64_t token, outcome status, std::string error,
+  void finish_sync(uint64_t token, outcome status, bool permanent) noexcept;
+  void finish_sync(uint64_t token, outcome status, std::string&& error,
                    bool permanent) noexcept;
 
   /// Arms a handler timer (`run_later`).
@@ -128,10 +129,8 @@ private:
   bool start_handler();
   bool reactivate();
   void drop_handler();
-  void settle(outcome status, std::string error, bool permanent);
-  // The failure reason `finish_sync` kept, taken (empty if none).
-  [[nodiscard]] std::string take_sync_error() noexcept;
-  void finish_current(outcome status, std::string error);
+  void settle(outcome status, std::string&& error, bool permanent);
+  void finish_current(outcome status, std::string&& error);
   void start_parking(std::string reason);
   void park(std::vector<event_ptr>& evs);
   void flush();

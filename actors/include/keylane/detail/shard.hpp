@@ -13,6 +13,7 @@
 
 #include "keylane/detail/inbox_item.hpp"
 #include "keylane/detail/lane.hpp"
+#include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/state_round.hpp"
 
@@ -69,7 +70,13 @@ public:
   [[nodiscard]] uint64_t idle(uint64_t id);
   /// The settings in force, refreshed once per reload (lanes borrow them:
   /// valid until the next reload, see lane::policy).
-  [[nodiscard]] const settings& settings_now();
+  [[nodiscard]] const settings& settings_now() {
+    // Inline: lanes ask once per event.
+    auto gen = parts_.live.generation();
+    if (gen != settings_gen_ || !settings_)
+      refresh_settings(gen);
+    return *settings_;
+  }
   /// This shard's number (what `backlog::route` names).
   [[nodiscard]] uint32_t index() const noexcept { return index_; }
   /// A lane parked its key.
@@ -103,6 +110,7 @@ public:
                int64_t submitted_ns);
 
 private:
+  void refresh_settings(uint64_t gen);
   void take_inbox();
   lane* start_lane(uint64_t id, const keylane::key& k);
   void end_round();
@@ -125,7 +133,14 @@ private:
   // atomic increment and decrement per key activation across threads.
   handler_maker_ptr maker_;
   // Open addressing: no node per activation; lanes stay put on the heap.
-  tsl::robin_map<uint64_t, std::unique_ptr<lane>> lanes_;
+  // Ids carry their stripe in the low bits (backlog::name_lane), which an
+  // identity hash would index by: mixed, they spread.
+  struct lane_id_hash {
+    size_t operator()(uint64_t id) const noexcept {
+      return static_cast<size_t>(stable_hash(id));
+    }
+  };
+  tsl::robin_map<uint64_t, std::unique_ptr<lane>, lane_id_hash> lanes_;
   batch_ptr out_;
   shard_report_ptr report_;
   std::vector<uint64_t> turns_;

@@ -40,7 +40,10 @@ public:
   completion_core& operator=(completion_core&& other) noexcept;
   completion_core(const completion_core&) = delete;
   completion_core& operator=(const completion_core&) = delete;
-  ~completion_core();
+  ~completion_core() {
+    if (owner_ != nullptr) // inline: every completion ends here, finished
+      drop();
+  }
 
   /// True until the event is finished through this object.
   [[nodiscard]] bool pending() const noexcept { return owner_ != nullptr; }
@@ -60,8 +63,13 @@ public:
 
   /// Finishes the invocation with `status`; `box` carries the result;
   /// `permanent` rules out retries of a failure.
-  void finish(outcome status, std::string error, result_box_ptr box,
+  void finish(outcome status, std::string&& error, result_box_ptr box,
               bool permanent = false);
+  /// Finishes without an error, inside the handler's own call of this
+  /// invocation (`synchronous()` was true): the result, if any, is already
+  /// in the slot. The path of a handler that completes at once, with no
+  /// string and no second look at the thread's current call.
+  void finish_in_call(outcome status) noexcept;
 
 private:
   // Keeps the shard alive once the completion leaves the handler's call
@@ -73,6 +81,8 @@ private:
   // which the producer's wake-ups touch too). `owner_` is touched only
   // inside its own handler call.
   void pin();
+  // Finishes an unfinished completion that goes away: a failure.
+  void drop() noexcept;
   lane* owner_ = nullptr;
   uint64_t lane_id_ = 0;
   caf::abstract_actor* host_ = nullptr;
