@@ -180,4 +180,12 @@ TEST_CASE("a key copied or assigned over another is that key, string or "
   CHECK(c == s);
   key moved{std::move(c)};
   CHECK(moved == s);
+  key d{std::string{"room-9"}};
+  d = key{9}; // moved over a string key
+  CHECK(d == key{9});
+  CHECK(d.str().empty());
+  key e{9};
+  e = key{std::string{"room-9"}}; // and the other way
+  CHECK(e == key{std::string{"room-9"}});
+  CHECK(e.str() == "room-9");
 }

@@ -69,8 +69,9 @@ public:
 
   key(std::string_view s) : key(std::string{s}) {}
 
-  // An integer key's copy leaves its (empty) string alone: a key is copied
-  // into every event, and copying the string cost more than the rest.
+  // An integer key's copy or move leaves its (empty) string alone: a key
+  // is copied or moved into every event, and the string's copy (a call to
+  // memcpy even for an empty one) cost more than the rest.
   key(const key& x)
     : num_(x.num_), hash_(x.hash_), is_num_(x.is_num_) {
     if (!x.is_num_)
@@ -88,8 +89,23 @@ public:
     }
     return *this;
   }
-  key(key&&) noexcept = default;
-  key& operator=(key&&) noexcept = default;
+  key(key&& x) noexcept
+    : num_(x.num_), hash_(x.hash_), is_num_(x.is_num_) {
+    if (!x.is_num_)
+      str_ = std::move(x.str_);
+  }
+  key& operator=(key&& x) noexcept {
+    if (this != &x) {
+      if (!x.is_num_)
+        str_ = std::move(x.str_);
+      else
+        str_.clear();
+      num_ = x.num_;
+      hash_ = x.hash_;
+      is_num_ = x.is_num_;
+    }
+    return *this;
+  }
 
   /// True when the key is an integer.
   [[nodiscard]] bool is_integer() const noexcept { return is_num_; }
