@@ -9,7 +9,6 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/coarse_clock.hpp"
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/park_service.hpp"
@@ -235,7 +234,7 @@ void lane::run() {
   }
   flush();
   if (dry() && idle_mark_ == 0)
-    idle_mark_ = host_->idle(id_);
+    idle_mark_ = host_->idle(*this);
 }
 
 void lane::take_turn() {
@@ -247,11 +246,12 @@ void lane::invoke_current() {
   ++token_;
   ++current_->attempts;
   // Precise only where a deadline or the window's sizing reads it: a
-  // clock read per event was ~3 % of the CPU of a short handler's path.
+  // clock read per event was ~3 % of the CPU of a short handler's path;
+  // else the round's coarse time (a stall log reads it).
   auto timeout_ms = policy().attempt_timeout_ms;
   attempt_started_ = timeout_ms > 0 || parts_.live.window_auto()
                        ? clock::now()
-                       : coarse_now();
+                       : host_->round_time();
   if (current_->attempts == 1)
     current_->started = attempt_started_;
   // Without an instance, activation failed (a lane with a handler has

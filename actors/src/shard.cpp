@@ -207,6 +207,7 @@ void shard::write_parks() {
 }
 
 void shard::end_round() {
+  round_time_valid_ = false;
   // Lane starts are counted once per round, before the round's outputs
   // leave (whoever sees an output sees its lane counted): two shards
   // bumping one shared counter per activation pass its cache line to and

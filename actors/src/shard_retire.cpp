@@ -10,20 +10,18 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/coarse_clock.hpp"
 #include "keylane/detail/counters.hpp"
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/state_service.hpp"
 
 namespace keylane::detail {
 
-uint64_t shard::idle(uint64_t id) {
+uint64_t shard::idle(const lane& l) {
   auto mark = ++idle_marks_;
-  auto* l = find(id);
-  if (linger_.count() == 0 || (l != nullptr && l->parking()))
-    retire_now_.push_back(idle_lane{id, mark, {}});
+  if (linger_.count() == 0 || l.parking())
+    retire_now_.push_back(idle_lane{l.id(), mark, {}});
   else
-    idle_.push_back(idle_lane{id, mark, coarse_now()}); // the linger is ms
+    idle_.push_back(idle_lane{l.id(), mark, round_time()}); // the linger is ms
   return mark;
 }
 

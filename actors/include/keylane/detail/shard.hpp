@@ -11,6 +11,7 @@
 #include <caf/event_based_actor.hpp>
 #include <tsl/robin_map.h>
 
+#include "keylane/detail/coarse_clock.hpp"
 #include "keylane/detail/inbox_item.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/live_settings.hpp"
@@ -65,9 +66,19 @@ public:
   /// A lane's finished event, for the output at the end of the round (its
   /// lane gives its backlog count back before then, in `flush`).
   void finished(event_ptr ev);
-  /// Lane `id` ran dry: it retires when due (see the class comment).
+  /// Lane `l` ran dry: it retires when due (see the class comment).
   /// Returns the lane's mark (stale once the lane takes events again).
-  [[nodiscard]] uint64_t idle(uint64_t id);
+  [[nodiscard]] uint64_t idle(const lane& l);
+  /// The coarse clock (coarse_now), read once per round: for times a
+  /// stall log or a linger of milliseconds reads, one clock call per round
+  /// rather than per event.
+  [[nodiscard]] clock::time_point round_time() noexcept {
+    if (!round_time_valid_) {
+      round_time_ = coarse_now();
+      round_time_valid_ = true;
+    }
+    return round_time_;
+  }
   /// The settings in force, refreshed once per reload (lanes borrow them:
   /// valid until the next reload, see lane::policy).
   [[nodiscard]] const settings& settings_now() {
@@ -157,6 +168,8 @@ private:
   std::deque<idle_lane> idle_;
   std::vector<idle_lane> retire_now_;
   uint64_t idle_marks_ = 0;
+  clock::time_point round_time_;
+  bool round_time_valid_ = false; // until the round ends (end_round)
   std::chrono::milliseconds linger_;
   bool linger_armed_ = false;
   bool sweep_due_ = false; // the linger timer fired: retire who is past it

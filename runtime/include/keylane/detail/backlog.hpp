@@ -200,9 +200,18 @@ private:
   };
 
   // `k`'s slot in its stripe `s`, made if it has none (under the lock).
+  // A lookup first: most submits find their key, and the table's lookup
+  // is about half the instructions of its insert path.
   static slot& slot_of(shard& s, const key& k) {
-    if (k.is_integer())
+    if (k.is_integer()) {
+      auto i = s.int_slots.find(k.integer());
+      if (i != s.int_slots.end())
+        return i.value();
       return s.int_slots.try_emplace(k.integer()).first.value();
+    }
+    auto i = s.slots.find(k);
+    if (i != s.slots.end())
+      return i.value();
     return s.slots.try_emplace(k).first.value();
   }
   // `k`'s slot, or null if it has none (under the lock).
