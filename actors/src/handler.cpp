@@ -59,14 +59,12 @@ completion_core& completion_core::operator=(completion_core&& other) noexcept {
 }
 
 void completion_core::drop() noexcept {
-  try {
-    finish(outcome::failed,
-           "dropped completion: the handler let its completion go without "
-           "calling ok, skip or fail",
-           nullptr);
-  } catch (...) {
-    // No memory for the message: the attempt's timeout, if any, ends it.
-  }
+  // noexcept as the destructor it serves was: a completion that cannot
+  // even report its drop (no memory for the message) ends the process.
+  finish(outcome::failed,
+         "dropped completion: the handler let its completion go without "
+         "calling ok, skip or fail",
+         nullptr);
 }
 
 void completion_core::pin() {
