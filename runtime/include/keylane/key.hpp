@@ -77,35 +77,13 @@ public:
     if (!x.is_num_)
       str_ = x.str_;
   }
-  key& operator=(const key& x) {
-    if (this != &x) {
-      if (!x.is_num_)
-        str_ = x.str_;
-      else
-        str_.clear();
-      num_ = x.num_;
-      hash_ = x.hash_;
-      is_num_ = x.is_num_;
-    }
-    return *this;
-  }
+  key& operator=(const key& x) { return assign(x); }
   key(key&& x) noexcept
     : num_(x.num_), hash_(x.hash_), is_num_(x.is_num_) {
     if (!x.is_num_)
       str_ = std::move(x.str_);
   }
-  key& operator=(key&& x) noexcept {
-    if (this != &x) {
-      if (!x.is_num_)
-        str_ = std::move(x.str_);
-      else
-        str_.clear();
-      num_ = x.num_;
-      hash_ = x.hash_;
-      is_num_ = x.is_num_;
-    }
-    return *this;
-  }
+  key& operator=(key&& x) noexcept { return assign(std::move(x)); }
 
   /// True when the key is an integer.
   [[nodiscard]] bool is_integer() const noexcept { return is_num_; }
@@ -138,6 +116,21 @@ public:
   }
 
 private:
+  // Both assignments: the string only from a string key (see above).
+  template <class Key>
+  key& assign(Key&& x) {
+    if (this != &x) {
+      if (!x.is_num_)
+        str_ = std::forward<Key>(x).str_;
+      else
+        str_.clear();
+      num_ = x.num_;
+      hash_ = x.hash_;
+      is_num_ = x.is_num_;
+    }
+    return *this;
+  }
+
   std::string str_;
   uint64_t num_;
   uint64_t hash_;
