@@ -10,7 +10,7 @@ const std::vector<std::string>& way_names() {
     "single_loop", "shared_queue",  "hash_partitions", "asio_strand",
     "caf_naive",   "keylane_none", "keylane_per_key", "keylane_global",
     "keylane_state", "keylane_state_memory", "ordered_partitions",
-    "keyed_partitions", "keyed_slots", "caf_lanes"};
+    "keyed_partitions", "keyed_slots", "caf_lanes", "caf_lanes_capped"};
   return names;
 }
 
@@ -19,7 +19,7 @@ std::vector<std::string> default_way_names() {
   for (auto& n : way_names())
     if (n.rfind("keylane_state", 0) != 0 && n != "ordered_partitions"
         && n != "keyed_partitions" && n != "keyed_slots"
-        && n != "caf_lanes")
+        && n.rfind("caf_lanes", 0) != 0)
       out.push_back(n);
   return out;
 }
@@ -47,6 +47,8 @@ make_way_specs(const std::vector<std::string>& names,
     out.push_back({"keyed_slots", true, "", "", make_keyed_slots});
   if (wanted("caf_lanes"))
     out.push_back({"caf_lanes", true, "", "", make_caf_lanes});
+  if (wanted("caf_lanes_capped"))
+    out.push_back({"caf_lanes_capped", true, "", "", make_caf_lanes_capped});
   if (wanted("asio_strand"))
     out.push_back({"asio_strand", true, "", "", make_asio_strand});
   if (wanted("caf_naive"))

@@ -114,6 +114,8 @@ std::unique_ptr<way> make_keyed_slots();
 /// keylane's shape (CAF shard and sink actors, lanes with queues, heap
 /// events) with no keylane code: on request only.
 std::unique_ptr<way> make_caf_lanes();
+/// caf_lanes with keylane ways' cap of live keys (on request).
+std::unique_ptr<way> make_caf_lanes_capped();
 std::unique_ptr<way> make_asio_strand();
 std::unique_ptr<way> make_caf_naive();
 /// CAF's default scheduler and its worker count here (caf_naive runs

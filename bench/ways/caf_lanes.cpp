@@ -15,9 +15,19 @@
 // no completion or attempt bookkeeping, no retry, timeout or parking,
 // no submit time stamp, no metrics. So it is a floor for any
 // implementation of that shape on this machine.
+//
+// caf_lanes_capped (on request) adds the one promise that makes lanes
+// start and retire: at most 4,096 keys live at once (keylane ways'
+// max_active_keys), the others waiting in arrival order. A key with no
+// lane takes a free slot at once, else its events wait beside its count
+// and the key joins one queue under one lock; a lane whose events all ran
+// keeps its slot until keys wait, then its shard retires it (its handler
+// goes) and starts the oldest waiting key on itself, running that key's
+// held events at once. The floor of a capped pipeline of that shape.
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,11 +55,13 @@ namespace keylane::bench {
 namespace caf_lanes_detail {
 
 using wake_atom = caf::atom_constant<caf::atom("wake")>;
+using reclaim_atom = caf::atom_constant<caf::atom("reclaim")>;
 using done_atom = caf::atom_constant<caf::atom("done")>;
 
 constexpr size_t shard_count = 2;
 constexpr size_t inbox_batch = 1024;
 constexpr uint64_t window = 65536; // keylane ways' runtime.window
+constexpr size_t capped_keys = 4096; // keylane ways' max_active_keys
 
 struct key_handler {
   virtual ~key_handler() = default;
@@ -80,8 +92,12 @@ struct event {
 };
 static_assert(sizeof(event) == 192, "three lines, as keylane's event");
 
+struct inbox_item;
+
 // A key's lane: its count of unfinished events (producer and shard), the
 // shard it runs on (producer), its handler and queue (that shard only).
+// With the cap, under the key's stripe lock: whether it holds a slot, and
+// the events it holds while it waits for one.
 struct lane {
   std::atomic<uint64_t> unfinished{0};
   uint32_t shard = 0;
@@ -90,6 +106,11 @@ struct lane {
                          // its key (a lane moved while busy) fails the run
   std::unique_ptr<key_handler> handler;
   std::vector<event*> queue;
+  uint64_t key = 0; // set once, before any shard sees the lane
+  bool named = false;
+  bool live = false;
+  bool waiting = false;
+  std::vector<inbox_item> held;
 };
 
 struct inbox_item {
@@ -102,6 +123,7 @@ struct alignas(64) inbox {
   keylane::detail::mpmc_queue<inbox_item> items;
   keylane::detail::producer_token token{items};
   alignas(64) std::atomic<bool> signalled{false};
+  std::atomic<bool> reclaim_signalled{false};
   caf::actor actor;
 };
 
@@ -121,54 +143,142 @@ struct shared {
   alignas(64) std::atomic<bool> blocked{false};
   std::mutex mtx;
   std::condition_variable cv;
+  // The cap (0: none): free slots, and the keys waiting, oldest first.
+  size_t cap = 0;
+  lane_table* lanes = nullptr;
+  alignas(64) std::atomic<int64_t> free_slots{0};
+  alignas(64) std::atomic<size_t> waiting_n{0};
+  std::atomic<uint64_t> started{0}; // lanes that took a slot
+  std::mutex adm;
+  std::deque<lane*> waiting;
 };
+
+bool take_slot(shared& sh) {
+  auto n = sh.free_slots.load(std::memory_order_seq_cst);
+  while (n > 0)
+    if (sh.free_slots.compare_exchange_weak(n, n - 1,
+                                            std::memory_order_seq_cst))
+      return true;
+  return false;
+}
+
+lane* pop_waiting(shared& sh) {
+  std::lock_guard<std::mutex> guard{sh.adm};
+  if (sh.waiting.empty())
+    return nullptr;
+  auto* w = sh.waiting.front();
+  sh.waiting.pop_front();
+  sh.waiting_n.fetch_sub(1, std::memory_order_seq_cst);
+  return w;
+}
+
+uint32_t by_load(shared& sh) {
+  return sh.boxes[0].items.size_approx() <= sh.boxes[1].items.size_approx()
+           ? 0
+           : 1;
+}
 
 caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
                           size_t index) {
-  auto buf = std::make_shared<std::vector<inbox_item>>(inbox_batch);
-  auto touched = std::make_shared<std::vector<lane*>>();
+  struct state {
+    std::vector<inbox_item> buf = std::vector<inbox_item>(inbox_batch);
+    std::vector<lane*> touched;
+    std::deque<lane*> dry; // with the cap: lanes whose events all ran
+  };
+  auto st = std::make_shared<state>();
+  auto take = [st](const inbox_item& x) {
+    auto* ev = new event;
+    ev->it = x.it;
+    ev->seq = x.seq;
+    x.l->queue.push_back(ev);
+    if (!x.l->marked) {
+      x.l->marked = true;
+      st->touched.push_back(x.l);
+    }
+  };
+  auto run = [self, sh, st] {
+    auto done = std::make_shared<std::vector<event*>>();
+    for (auto* l : st->touched) {
+      if (!l->handler)
+        l->handler = std::make_unique<spin_key_handler>();
+      for (auto* ev : l->queue) {
+        if (ev->seq < l->last_seq)
+          sh->out->note_failure();
+        l->last_seq = ev->seq;
+        ev->result = l->handler->on_event(ev->it, sh->iters);
+        ev->attempts = 1;
+        done->push_back(ev);
+      }
+      // Last: once the count is zero the producer may move the lane to
+      // the other shard.
+      auto ran = l->queue.size();
+      l->queue.clear();
+      l->marked = false;
+      if (l->unfinished.fetch_sub(ran, std::memory_order_release) == ran
+          && sh->cap != 0)
+        st->dry.push_back(l);
+    }
+    st->touched.clear();
+    if (!done->empty())
+      self->send(sh->sink, done_atom::value, std::move(done));
+  };
+  // With the cap, while keys wait: a free slot, or else a dry lane's
+  // (retired here, oldest first), goes to the oldest waiting key, whose
+  // lane starts on this shard and runs its held events now.
+  auto admit = [sh, st, index, take, run] {
+    while (sh->waiting_n.load(std::memory_order_seq_cst) > 0) {
+      bool slot = take_slot(*sh);
+      while (!slot && !st->dry.empty()) {
+        auto* l = st->dry.front();
+        st->dry.pop_front();
+        sh->lanes->locked(l->key, [&](lane& x) {
+          if (x.live && x.shard == index
+              && x.unfinished.load(std::memory_order_acquire) == 0) {
+            x.live = false;
+            x.handler.reset();
+            slot = true;
+          }
+        });
+      }
+      if (!slot)
+        return;
+      auto* w = pop_waiting(*sh);
+      if (w == nullptr) {
+        sh->free_slots.fetch_add(1, std::memory_order_seq_cst);
+        continue; // a key that began to wait meanwhile finds it
+      }
+      sh->started.fetch_add(1, std::memory_order_relaxed);
+      std::vector<inbox_item> held;
+      sh->lanes->locked(w->key, [&](lane& x) {
+        x.live = true;
+        x.waiting = false;
+        x.shard = static_cast<uint32_t>(index);
+        held.swap(x.held);
+      });
+      for (auto& x : held)
+        take(x);
+      run();
+    }
+  };
   return {
     [=](wake_atom) {
       auto& box = sh->boxes[index];
       box.signalled.store(false, std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_seq_cst);
-      auto n = box.items.try_dequeue_bulk(buf->data(), inbox_batch);
-      for (size_t i = 0; i < n; ++i) {
-        auto& x = (*buf)[i];
-        auto* ev = new event;
-        ev->it = x.it;
-        ev->seq = x.seq;
-        x.l->queue.push_back(ev);
-        if (!x.l->marked) {
-          x.l->marked = true;
-          touched->push_back(x.l);
-        }
-      }
-      auto done = std::make_shared<std::vector<event*>>();
-      done->reserve(n);
-      for (auto* l : *touched) {
-        if (!l->handler)
-          l->handler = std::make_unique<spin_key_handler>();
-        for (auto* ev : l->queue) {
-          if (ev->seq < l->last_seq)
-            sh->out->note_failure();
-          l->last_seq = ev->seq;
-          ev->result = l->handler->on_event(ev->it, sh->iters);
-          ev->attempts = 1;
-          done->push_back(ev);
-        }
-        // Last: once the count is zero the producer may move the lane to
-        // the other shard.
-        auto ran = l->queue.size();
-        l->queue.clear();
-        l->marked = false;
-        l->unfinished.fetch_sub(ran, std::memory_order_release);
-      }
-      touched->clear();
-      if (!done->empty())
-        self->send(sh->sink, done_atom::value, std::move(done));
+      auto n = box.items.try_dequeue_bulk(st->buf.data(), inbox_batch);
+      for (size_t i = 0; i < n; ++i)
+        take(st->buf[i]);
+      run();
+      if (sh->cap != 0)
+        admit();
       if (n == inbox_batch)
         self->send(self, wake_atom::value);
+    },
+    [=](reclaim_atom) {
+      sh->boxes[index].reclaim_signalled.store(false,
+                                               std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      admit();
     },
   };
 }
@@ -207,7 +317,10 @@ caf::behavior sink_actor(caf::event_based_actor*, shared* sh) {
 
 class caf_lanes final : public way {
 public:
-  caf_lanes() {
+  explicit caf_lanes(size_t cap) {
+    sh_.cap = cap;
+    sh_.lanes = &lanes_;
+    sh_.free_slots.store(static_cast<int64_t>(cap));
     cfg_.set("logger.verbosity", caf::atom("quiet"));
     cfg_.set("scheduler.policy", caf::atom("sharing"));
     cfg_.set("scheduler.max-threads", size_t{2});
@@ -233,13 +346,19 @@ public:
       });
       sh_.blocked.store(false, std::memory_order_relaxed);
     }
+    if (sh_.cap != 0)
+      return submit_capped(it);
     bool idle = false;
     auto* l = lanes_.add(it.key, idle);
     if (idle) // placed by load, as keylane places a starting lane
-      l->shard = sh_.boxes[0].items.size_approx()
-                     <= sh_.boxes[1].items.size_approx() ? 0 : 1;
-    auto& box = sh_.boxes[l->shard];
-    if (!box.items.enqueue(box.token, inbox_item{it, next_++, l}))
+      l->shard = by_load(sh_);
+    return send(l->shard, inbox_item{it, next_++, l});
+  }
+
+  // One event to shard `i`'s inbox, waking the shard if need be.
+  bool send(uint32_t i, const inbox_item& x) {
+    auto& box = sh_.boxes[i];
+    if (!box.items.enqueue(box.token, x))
       return false;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (!box.signalled.load(std::memory_order_relaxed)
@@ -248,7 +367,92 @@ public:
     return true;
   }
 
+  // With the cap: a key with a slot goes to its lane; one without takes a
+  // free slot if no key waits, else holds the event and waits in turn.
+  bool submit_capped(const item& it) {
+    auto seq = next_++;
+    bool idle = false;
+    bool held = false;
+    bool first = false;
+    auto* l = lanes_.add(it.key, idle, [&](lane& x, bool was_idle) {
+      if (!x.named) {
+        x.named = true;
+        x.key = it.key;
+      }
+      if (!x.live && !x.waiting
+          && sh_.waiting_n.load(std::memory_order_seq_cst) == 0
+          && take_slot(sh_)) {
+        x.live = true;
+        x.shard = by_load(sh_);
+        sh_.started.fetch_add(1, std::memory_order_relaxed);
+      } else if (x.live) {
+        if (was_idle)
+          x.shard = by_load(sh_);
+      } else {
+        held = true;
+        x.held.push_back(inbox_item{it, seq, &x});
+        if (!x.waiting) {
+          x.waiting = true;
+          std::lock_guard<std::mutex> guard{sh_.adm};
+          sh_.waiting.push_back(&x);
+          first = sh_.waiting_n.fetch_add(1, std::memory_order_seq_cst) == 0;
+        }
+      }
+    });
+    if (!held)
+      return send(l->shard, inbox_item{it, seq, l});
+    if (first) {
+      // A slot freed meanwhile would idle: take it here; else the shards
+      // retire dry lanes for the waiting keys.
+      while (take_slot(sh_) && admit_oldest()) {
+      }
+      for (auto& box : sh_.boxes)
+        if (!box.reclaim_signalled.exchange(true, std::memory_order_acq_rel))
+          caf::anon_send(box.actor, reclaim_atom::value);
+    }
+    return true;
+  }
+
+  // Starts the oldest waiting key with a slot taken; false (the slot given
+  // back) if none waits.
+  bool admit_oldest() {
+    auto* w = pop_waiting(sh_);
+    if (w == nullptr) {
+      sh_.free_slots.fetch_add(1, std::memory_order_seq_cst);
+      return false;
+    }
+    std::vector<inbox_item> held;
+    uint32_t to = 0;
+    sh_.started.fetch_add(1, std::memory_order_relaxed);
+    lanes_.locked(w->key, [&](lane& x) {
+      x.live = true;
+      x.waiting = false;
+      x.shard = to = by_load(sh_);
+      held.swap(x.held);
+      // Sent under the key's lock: its next event, sent after this one
+      // sees it live, goes behind them.
+      for (auto& h : held)
+        send(to, h);
+    });
+    return true;
+  }
+
+  uint64_t lanes_spawned() const override {
+    return sh_.started.load(std::memory_order_relaxed);
+  }
+
   std::string stop() override {
+    std::string note;
+    if (sh_.cap != 0) {
+      // Every slot of the cap is free or held by a live lane, none twice.
+      int64_t live = 0;
+      lanes_.for_each([&](lane& x) { live += x.live; });
+      auto free = sh_.free_slots.load(std::memory_order_seq_cst);
+      if (live + free != static_cast<int64_t>(sh_.cap))
+        note = "cap broken: " + std::to_string(live) + " live lanes and "
+               + std::to_string(free) + " free slots of "
+               + std::to_string(sh_.cap);
+    }
     for (auto& box : sh_.boxes) {
       caf::anon_send_exit(box.actor, caf::exit_reason::user_shutdown);
       box.actor = nullptr;
@@ -256,7 +460,7 @@ public:
     caf::anon_send_exit(sh_.sink, caf::exit_reason::user_shutdown);
     sh_.sink = nullptr;
     sys_.reset();
-    return {};
+    return note;
   }
 
 private:
@@ -270,7 +474,12 @@ private:
 } // namespace caf_lanes_detail
 
 std::unique_ptr<way> make_caf_lanes() {
-  return std::make_unique<caf_lanes_detail::caf_lanes>();
+  return std::make_unique<caf_lanes_detail::caf_lanes>(0);
+}
+
+std::unique_ptr<way> make_caf_lanes_capped() {
+  return std::make_unique<caf_lanes_detail::caf_lanes>(
+    caf_lanes_detail::capped_keys);
 }
 
 } // namespace keylane::bench

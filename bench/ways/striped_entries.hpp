@@ -30,6 +30,37 @@ public:
     return e.get();
   }
 
+  /// As `add`, and runs `fn(entry, idle)` under the stripe lock.
+  template <class F>
+  Entry* add(const Key& k, bool& idle, F&& fn) {
+    auto& s = stripes_[Hash{}(k) >> 58];
+    std::lock_guard<std::mutex> guard{s.mtx};
+    auto& e = s.entries[k];
+    if (!e)
+      e = std::make_unique<Entry>();
+    idle = e->unfinished.fetch_add(1, std::memory_order_acq_rel) == 0;
+    fn(*e, idle);
+    return e.get();
+  }
+
+  /// Runs `fn(entry)` under the stripe lock of `k`, whose entry exists.
+  template <class F>
+  void locked(const Key& k, F&& fn) {
+    auto& s = stripes_[Hash{}(k) >> 58];
+    std::lock_guard<std::mutex> guard{s.mtx};
+    fn(*s.entries[k]);
+  }
+
+  /// Calls `fn(entry)` for every entry, each under its stripe's lock.
+  template <class F>
+  void for_each(F&& fn) {
+    for (auto& s : stripes_) {
+      std::lock_guard<std::mutex> guard{s.mtx};
+      for (auto& kv : s.entries)
+        fn(*kv.second);
+    }
+  }
+
 private:
   struct alignas(64) stripe {
     std::mutex mtx;
