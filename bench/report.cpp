@@ -253,7 +253,7 @@ void print_table(std::ostream& out, const run_info& info,
   out << "\nviol: per-key order violations over all runs ('u': unordered by "
          "contract, reported only). events/s and cpu ns/ev: closed-loop runs; "
          "peak/idle/base RSS: MiB at the\nrun's peak, after all lanes retired "
-         "(+ a short pause), and before the way started. lanes/ev: keylane lanes spawned per event. cs/ev: context switches of the process per event (closed loop). '~' after a rate: the "
+         "(+ a short pause), and before the way started. lanes/ev: lanes started per event (keylane, caf_lanes_capped). cs/ev: context switches of the process per event (closed loop). '~' after a rate: the "
          "pacer submitted >1 ms late at p99,\nbecause the way "
          "blocked submit (backpressure) or the machine did not run the pacer "
          "on time; the latencies include that wait. load%: median share of the "
