@@ -196,8 +196,9 @@ caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
       st->touched.push_back(x.l);
     }
   };
-  auto run = [self, sh, st] {
+  auto run = [self, sh, st](size_t events) {
     auto done = std::make_shared<std::vector<event*>>();
+    done->reserve(events);
     for (auto* l : st->touched) {
       if (!l->handler)
         l->handler = std::make_unique<spin_key_handler>();
@@ -257,7 +258,7 @@ caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
       });
       for (auto& x : held)
         take(x);
-      run();
+      run(held.size());
     }
   };
   return {
@@ -268,7 +269,7 @@ caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
       auto n = box.items.try_dequeue_bulk(st->buf.data(), inbox_batch);
       for (size_t i = 0; i < n; ++i)
         take(st->buf[i]);
-      run();
+      run(n);
       if (sh->cap != 0)
         admit();
       if (n == inbox_batch)

@@ -21,13 +21,7 @@ public:
   /// `k`'s entry (made on its first event) with one more unfinished
   /// event; `idle`: it had none, so the caller may place the key anew.
   Entry* add(const Key& k, bool& idle) {
-    auto& s = stripes_[Hash{}(k) >> 58];
-    std::lock_guard<std::mutex> guard{s.mtx};
-    auto& e = s.entries[k];
-    if (!e)
-      e = std::make_unique<Entry>();
-    idle = e->unfinished.fetch_add(1, std::memory_order_acq_rel) == 0;
-    return e.get();
+    return add(k, idle, [](Entry&, bool) {});
   }
 
   /// As `add`, and runs `fn(entry, idle)` under the stripe lock.
