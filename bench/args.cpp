@@ -71,7 +71,10 @@ std::string usage(const char* argv0) {
          "                     keyed_slots (the same state at one fixed address per "
          "key, looked up once),\n"
          "                     caf_lanes (keylane's shape with no keylane code: CAF shard and\n"
-         "                     sink actors, lane queues, heap events)";
+         "                     sink actors, lane queues, heap events),\n"
+         "                     keylane_tell (each event through a front key whose handler\n"
+         "                     tells it on), keylane_relay_submit (the same with a submit\n"
+         "                     from inside the handler)";
   out << "\n  --workloads x,y    workloads to run (default these four):";
   for (auto& w : workload_names())
     out << " " << w;

@@ -131,6 +131,13 @@ std::unique_ptr<way> make_keylane_state(const std::string& store,
                                         const std::string& scheduler,
                                         const std::vector<std::string>& sets);
 
+/// Each event through a front key whose handler passes it to the event's
+/// key: with `tell` (keylane_tell) or a `submit` from inside the handler
+/// (keylane_relay_submit). On request only.
+std::unique_ptr<way> make_keylane_relay(bool by_tell,
+                                        const std::string& scheduler,
+                                        const std::vector<std::string>& sets);
+
 /// Checks `--set` overrides of the keylane ways: valid for keylane (as
 /// `keylane::apply_overrides` sees them, on the ways' settings) and not of
 /// a key the benchmark sets itself (runtime.order, scheduler.policy,

@@ -23,7 +23,7 @@ const std::atomic<bool> not_cancelled{false};
 // Admits one event of `k` and returns its count of unfinished events.
 size_t admit_one(backlog& b, const kl::key& k) {
   size_t count = 0;
-  bool ok = b.admit(k, false, backlog::no_deadline, not_cancelled,
+  bool ok = b.admit(k, false, backlog::no_deadline, not_cancelled, false,
                     [&](backlog::slot& s) { count = s.count; });
   REQUIRE(ok);
   return count;
@@ -101,7 +101,7 @@ TEST_CASE("giving back a count lets a waiting submit of "
   admit_one(b, k);
   std::atomic<bool> in{false};
   std::thread t{[&] {
-    bool ok = b.admit(k, true, backlog::no_deadline, not_cancelled,
+    bool ok = b.admit(k, true, backlog::no_deadline, not_cancelled, false,
                       [&](backlog::slot&) { in = true; });
     CHECK(ok);
   }};

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 const std::string how_to_set
   = " (write section.key=value, for example runtime.window=4096; known keys: "
-    "runtime, sink, scheduler, retry, park, state, log, metrics, handler)";
+    "runtime, sink, scheduler, retry, park, state, messaging, log, metrics, handler)";
 
 /// The rendered error of applying `assignment` to default settings, which
 /// an error must leave unchanged; "no error" when it applies.
@@ -103,7 +103,7 @@ TEST_CASE("overrides that are not one plain key are named errors",
   // A comment after the value is TOML: the key is still checked.
   CHECK(override_error("a=1#")
         == "invalid_config: --set a=1#: unknown key a (known keys: runtime, "
-           "sink, scheduler, retry, park, state, log, metrics, handler)");
+           "sink, scheduler, retry, park, state, messaging, log, metrics, handler)");
   // A line break makes the value a string, which the key then refuses.
   CHECK(override_error("runtime.window=1\n")
         == "invalid_config: --set runtime.window=1\n: must be an integer >= "

@@ -389,12 +389,12 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
     {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
      "t.toml:3: unknown key log.file (known keys: level, stall_ms)"},
     {"[runtime]\n\n[output]\nwindow = 4\n",
-     "t.toml:3: unknown key output (known keys: runtime, sink, scheduler, retry, park, state, log, "
+     "t.toml:3: unknown key output (known keys: runtime, sink, scheduler, retry, park, state, messaging, log, "
      "metrics, handler)"},
     {"[log]\n\"le vel\" = 1\n",
      "t.toml:2: unknown key log.\"le vel\" (known keys: level, stall_ms)"},
     {"verbose = true\n",
-     "t.toml:1: unknown key verbose (known keys: runtime, sink, scheduler, retry, park, state, log, "
+     "t.toml:1: unknown key verbose (known keys: runtime, sink, scheduler, retry, park, state, messaging, log, "
      "metrics, handler)"},
   });
 }
@@ -636,7 +636,7 @@ void check_overrides(const settings& base,
 /// "(write section.key=value, ...)", the advice of a malformed override.
 const std::string how_to_set
   = " (write section.key=value, for example runtime.window=4096; known keys: "
-    "runtime, sink, scheduler, retry, park, state, log, metrics, handler)";
+    "runtime, sink, scheduler, retry, park, state, messaging, log, metrics, handler)";
 
 } // namespace
 
@@ -771,7 +771,7 @@ TEST_CASE("an unknown, empty or malformed override key lists the known keys",
      "ingress_batch, lane_linger_ms)"},
     {{"output.window=4"},
      "--set output.window=4: unknown key output (known keys: runtime, sink, "
-     "scheduler, retry, park, state, log, metrics, handler)"},
+     "scheduler, retry, park, state, messaging, log, metrics, handler)"},
     {{"runtime=5"},
      "--set runtime=5: runtime is a table; name one of its keys (known keys: "
      "max_active_keys, window, window_max, order, key_backlog, overflow, "

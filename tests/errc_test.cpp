@@ -39,7 +39,7 @@ TEST_CASE("every errc has its own name and a message of its own",
   std::set<std::string> names;
   std::set<std::string> messages;
   int count = 0;
-  for (int i = 0; i <= static_cast<int>(kl::errc::state_store_failed); ++i) {
+  for (int i = 0; i <= static_cast<int>(kl::errc::timers_full); ++i) {
     auto x = static_cast<kl::errc>(i);
     std::string name = kl::to_string(x);
     std::string message = std::error_code{x}.message();

@@ -25,6 +25,33 @@ void handler_base::run_later(caf::timespan delay, detail::unique_function fn) {
   lane_->schedule(delay, std::move(fn));
 }
 
+bool handler_base::cancel_timer(timer_id id) {
+  return lane_->cancel_timer(id);
+}
+
+void handler_base::hold() {
+  lane_->hold(true);
+}
+
+void handler_base::release() {
+  lane_->hold(false);
+}
+
+errc handler_base::send_message(detail::event_ptr ev) {
+  return lane_->tell(std::move(ev));
+}
+
+errc handler_base::send_timer(caf::timespan delay, detail::event_ptr ev,
+                              timer_id& id) {
+  return lane_->tell_after(delay, std::move(ev), id);
+}
+
+errc handler_base::send_ask(detail::event_ptr ev, detail::ask_route& route,
+                            caf::timespan timeout,
+                            std::unique_ptr<detail::ask_waiter> waiter) {
+  return lane_->ask(std::move(ev), route, timeout, std::move(waiter));
+}
+
 } // namespace keylane
 
 namespace keylane::detail {

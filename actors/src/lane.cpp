@@ -174,6 +174,7 @@ void lane::drop_handler() {
   handler_.reset();
   state_ = nullptr;
   timers_.clear();
+  asks_.clear();
   if (!requests_.empty())
     host_->drop_responses(requests_);
   requests_.clear();
@@ -321,11 +322,15 @@ void lane::on_timer(uint64_t timer) {
     return;
   auto fn = std::move(i->second);
   timers_.erase(i);
+  call_back(fn);
+}
+
+void lane::call_back(unique_function& fn) {
   try {
     call_handler(false, fn);
   } catch (...) {
-    // A throwing timer callback must not stop the shard; the event it
-    // belonged to fails when its completion is dropped.
+    // A throwing callback (a timer's, an ask's answer) must not stop the
+    // shard; the event it belonged to fails when its completion is dropped.
   }
   run();
 }
@@ -352,7 +357,9 @@ void lane::abandon() {
     parts_.ledger.abandon(std::move(current_), "running");
   while (!queue_.empty())
     parts_.ledger.abandon(queue_.pop_front(), "queued");
+  drop_outbox();
   timers_.clear();
+  asks_.clear();
   // The handler may hold completions that pin the shard: break the cycle.
   handler_.reset();
 }

@@ -58,8 +58,12 @@ void lane::settle(outcome status, std::string&& error, bool permanent) {
     if (state_)
       note_applied(status);
     finish_current(status, std::move(error));
+    if (!outbox_.empty())
+      send_outbox();
     return;
   }
+  if (!outbox_.empty())
+    drop_outbox();
   if (state_)
     undo_state();
   const auto& pol = policy();

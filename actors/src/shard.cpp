@@ -10,6 +10,7 @@
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
+#include "keylane/detail/messaging.hpp"
 #include "keylane/detail/output.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/state_service.hpp"
@@ -80,6 +81,16 @@ caf::behavior shard::make_behavior() {
       else if (auto* l = find(id))
         l->on_timer(timer);
       end_round();
+    },
+    [this](answer_atom, uint64_t id, uint64_t ask, uint8_t status,
+           std::string& error, result_box_ptr& box) {
+      if (auto* l = find(id))
+        l->on_answer(ask, static_cast<outcome>(status), std::move(error),
+                     std::move(box));
+      end_round();
+    },
+    [this](tell_timer_atom, uint64_t timer) {
+      parts_.msg.fire_timer(timer);
     },
     [this](trim_atom, uint64_t starts) {
       trim_armed_ = false;
@@ -201,8 +212,10 @@ void shard::write_parks() {
     parts_.in.release_backlog(k, j - i);
   }
   finished_ += to_park_.size();
-  for (auto& ev : to_park_)
+  for (auto& ev : to_park_) {
+    parts_.msg.ended(*ev);
     out_->items.push_back(std::move(ev));
+  }
   to_park_.clear();
 }
 
@@ -300,6 +313,7 @@ void shard::stage_state(state_round r) {
 }
 
 void shard::finished(event_ptr ev) {
+  parts_.msg.ended(*ev);
   ++finished_;
   out_->items.push_back(std::move(ev));
 }

@@ -18,6 +18,8 @@ namespace keylane::detail {
 
 uint64_t shard::idle(const lane& l) {
   auto mark = ++idle_marks_;
+  if (l.held() && !l.parking())
+    return mark; // its handler keeps it: not a candidate until released
   if (linger_.count() == 0 || l.parking())
     retire_now_.push_back(idle_lane{l.id(), mark, {}});
   else

@@ -7,6 +7,7 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/messaging.hpp"
 #include "keylane/detail/output.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"
@@ -17,6 +18,8 @@ void supervisor::write_parked() {
   if (written_ == to_park_.size())
     return;
   parts_.parks.park(to_park_.data() + written_, to_park_.size() - written_);
+  for (auto i = written_; i < to_park_.size(); ++i)
+    parts_.msg.ended(*to_park_[i]);
   written_ = to_park_.size();
 }
 

@@ -58,6 +58,8 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
     ingress_(cfg_.key_backlog, initial_window(cfg_), shards_for(cfg_),
              cfg_.max_active_keys,
              waiter_),
+    messaging_(ingress_, cfg_.messaging_max_in_flight,
+               cfg_.messaging_max_timers),
     // Global order with `output_thread = "consumer"`: the sink calls the
     // callback itself, on its own thread (spawn_actors): one hand-off fewer
     // than a consumer thread behind it. With "auto" the emitting worker
@@ -135,7 +137,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   runtime_parts parts{raw->cfg_,    raw->ops_,  raw->ingress_,
                       raw->output_, *raw->parks_, *raw->state_, raw->live_,
                       raw->ledger_, raw->pub_,  raw->log_,
-                      raw->spill_.get()};
+                      raw->messaging_, raw->spill_.get()};
   auto actors = spawn_actors(*raw->system_, parts, std::move(make),
                              raw->cfg_.params, std::move(parked));
   raw->supervisor_ = std::move(actors.supervisor);
@@ -263,6 +265,15 @@ keylane::stats engine::snapshot() const {
   s.ingress_depth = ingress_.depth();
   s.window = ingress_.window();
   s.latency = pub_.latency.snapshot();
+  auto m = messaging_.counters();
+  s.messages_sent = m.sent;
+  s.messages_refused = m.refused;
+  s.messages_in_flight = m.in_flight;
+  s.asks = m.asks;
+  s.ask_timeouts = m.ask_timeouts;
+  s.timers_pending = m.timers_pending;
+  s.timers_fired = m.timers_fired;
+  s.timers_cancelled = m.timers_cancelled;
   if (state_) {
     auto c = state_->counters();
     s.state_loads = c.loads;

@@ -22,6 +22,10 @@ const char* to_string(errc x) noexcept {
     case errc::spill_failed: return "spill_failed";
     case errc::config_too_large: return "config_too_large";
     case errc::state_store_failed: return "state_store_failed";
+    case errc::messages_full: return "messages_full";
+    case errc::ask_timeout: return "ask_timeout";
+    case errc::ask_failed: return "ask_failed";
+    case errc::timers_full: return "timers_full";
   }
   return "unknown";
 }
@@ -49,6 +53,11 @@ const char* describe(errc x) noexcept {
     case errc::spill_failed: return "sink spill file failure";
     case errc::config_too_large: return "config file too large";
     case errc::state_store_failed: return "keyed-state store failure";
+    case errc::messages_full:
+      return "too many messages between keys in flight";
+    case errc::ask_timeout: return "an ask got no answer in time";
+    case errc::ask_failed: return "the asked key's event ended without a result";
+    case errc::timers_full: return "too many timers pending";
   }
   return "unknown keylane error";
 }

@@ -41,7 +41,7 @@ bool ingress::take_credit() {
 }
 
 ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
-                                   bool may_wait) {
+                                   bool may_wait, bool force) {
   inside_submit_.fetch_add(1, std::memory_order_seq_cst);
   auto leave = [this](errc e) {
     if (e != errc::none)
@@ -51,7 +51,9 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   };
   if (closed_.load(std::memory_order_seq_cst))
     return leave(errc::stopped);
-  if (!take_credit()) {
+  if (force) {
+    in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  } else if (!take_credit()) {
     if (!may_wait)
       return leave(errc::window_full);
     bool got = false;
@@ -72,8 +74,8 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   uint32_t to_shard = 0;
   // No deadline: `admit` reads the clock only if it has to wait.
   bool admitted = backlog_.admit(k, may_wait, backlog::no_deadline, closed_,
-                                 [&](backlog::slot& slot) {
-    if (inline_fill_ && slot.lane != 0 && k.is_integer()) {
+                                 force, [&](backlog::slot& slot) {
+    if (inline_fill_ && slot.lane != 0 && k.is_integer() && !force) {
       // The key's lane is live and takes the event whatever else the slot
       // says (as below): by value, nothing to build.
       inbox_item item;

@@ -308,6 +308,16 @@ struct settings {
   /// whose handler changes nothing before it knows it succeeds.
   bool state_rollback = true;
 
+  // -- [messaging] ----------------------------------------------------------
+
+  /// Most messages between keys (`tell`, `ask`, due timers) sent and not
+  /// yet ended, over the runtime. A handler's `tell` or `ask` past it gets
+  /// `errc::messages_full` at once, never a wait.
+  size_t messaging_max_in_flight = 65536;
+
+  /// Most `tell_after` timers pending at once; past it, `errc::timers_full`.
+  size_t messaging_max_timers = 1000000;
+
   // -- [log] ----------------------------------------------------------------
 
   /// Log threshold. `info` by default: nothing on the per-event path logs,

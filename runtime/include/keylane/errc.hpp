@@ -48,6 +48,19 @@ enum class errc : uint8_t {
   /// The keyed-state store could not be opened, read or written, or holds
   /// bytes that are not a keylane state record.
   state_store_failed,
+  /// A handler's `tell`, `ask` or due timer would put more than
+  /// `messaging.max_in_flight` messages between keys in flight: fail the
+  /// event (it is retried after a backoff) or try again from `run_later`.
+  messages_full,
+  /// An `ask` got no answer within its timeout: the asked key is slow or
+  /// parked, or it waits, directly or through other keys, for the asker
+  /// (a cycle of asks).
+  ask_timeout,
+  /// The asked key's event ended without a result: it failed, was
+  /// skipped or parked; the message says which, and why.
+  ask_failed,
+  /// A `tell_after` would hold more than `messaging.max_timers` timers.
+  timers_full,
 };
 
 /// Returns the name of `x`, for example "window_full".

@@ -5,11 +5,16 @@
 #include <caf/timespan.hpp>
 
 #include "keylane/completion.hpp"
+#include "keylane/detail/asked_event.hpp"
 #include "keylane/detail/unique_function.hpp"
+#include "keylane/errc.hpp"
 #include "keylane/event.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane {
+
+/// Names a `tell_after` timer, for `cancel_timer`.
+using timer_id = uint64_t;
 
 namespace detail {
 class lane;
@@ -63,6 +68,29 @@ protected:
   /// The key this handler instance serves.
   [[nodiscard]] const key& current_key() const noexcept { return *key_; }
 
+  /// Cancels a `tell_after` timer: true if it was pending, and then it
+  /// never fires; false if it fired already, was cancelled, or its attempt
+  /// failed. Any key's handler may cancel any timer of its runtime.
+  bool cancel_timer(timer_id id);
+
+  /// Keeps this key's lane (and handler instance) alive while it is dry,
+  /// past `lane_linger_ms` and while other keys wait for a slot of the cap,
+  /// until `release` (a room with players in it, a book with resting
+  /// orders). The lane still counts in `max_active_keys`. Held lanes retire
+  /// at `stop`, and when a reload lowers the cap below them they stay.
+  void hold();
+
+  /// Lets the lane retire again when dry (after its linger).
+  void release();
+
+  // Untyped halves of `handler<P, R>`'s messaging (the lane's side).
+  [[nodiscard]] errc send_message(detail::event_ptr ev);
+  [[nodiscard]] errc send_timer(caf::timespan delay, detail::event_ptr ev,
+                                timer_id& id);
+  [[nodiscard]] errc send_ask(detail::event_ptr ev, detail::ask_route& route,
+                              caf::timespan timeout,
+                              std::unique_ptr<detail::ask_waiter> waiter);
+
 private:
   friend class detail::lane;
   template <class A, class B>
@@ -90,6 +118,59 @@ public:
   /// it later may keep a reference to it. To finish it from callbacks that
   /// get copied (CAF's `then`), use `std::move(done).share()`.
   virtual void on_event(Payload& payload, completion<Result> done) = 0;
+
+protected:
+  /// Sends `payload` to key `k` of this runtime as an event, behind every
+  /// event `k` already has. Sent inside an attempt (`on_event`, or a
+  /// callback before the completion), it is part of the event's effect: it
+  /// leaves when the event ends ok or skipped, with the event's other
+  /// tells in the order made, and is dropped if the attempt fails (a retry
+  /// sends its own). Outside an attempt (`on_activate`, a timer after the
+  /// completion) it leaves at once. Never waits: past
+  /// `messaging.max_in_flight` it returns `errc::messages_full` (fail the
+  /// event to retry after a backoff), `errc::stopped` once stopping.
+  [[nodiscard]] errc tell(const key& k, Payload payload) {
+    return this->send_message(
+      detail::event_ptr{new event<Payload, Result>(k, std::move(payload))});
+  }
+
+  /// As `tell`, delivered `delay` later: a timer, armed when the event ends
+  /// ok (at once outside an attempt), that outlives this lane (a timer to
+  /// a key without a lane starts one) but not the process. `id` names it
+  /// for `cancel_timer`. `errc::timers_full` past `messaging.max_timers`.
+  [[nodiscard]] errc tell_after(caf::timespan delay, const key& k,
+                                Payload payload, timer_id& id) {
+    return this->send_timer(
+      delay,
+      detail::event_ptr{new event<Payload, Result>(k, std::move(payload))},
+      id);
+  }
+
+  /// Sends `payload` to key `k` as `tell` does, but at once, and calls
+  /// `on_answer(caf::expected<Result>)` on this lane when that event ends:
+  /// its result, `errc::ask_failed` if it failed, was skipped or parked,
+  /// or `errc::ask_timeout` after `timeout` (a slow or parked target, or a
+  /// cycle of asks). It never blocks the thread: finish this event's
+  /// completion from `on_answer`. The target's event is an ordinary one
+  /// (its result also reaches the output). A retried attempt asks again.
+  /// Returns as `tell` does; on an error `on_answer` is never called.
+  template <class F>
+  [[nodiscard]] errc ask(const key& k, Payload payload,
+                         caf::timespan timeout, F&& on_answer) {
+    static_assert(std::is_copy_constructible_v<Result>,
+                  "ask needs a copyable Result: the answer is a copy of "
+                  "the target event's result, which also goes to the output");
+    static_assert(std::is_invocable_v<std::decay_t<F>&, caf::expected<Result>>,
+                  "on_answer must take a caf::expected<Result>");
+    auto* ev = new detail::asked_event<Payload, Result>(k, std::move(payload));
+    detail::ask_route& route = *ev;
+    return this->send_ask(
+      detail::event_ptr{ev}, route, timeout,
+      std::make_unique<detail::typed_ask_waiter<Result, std::decay_t<F>>>(
+        std::forward<F>(on_answer)));
+  }
+
+public:
 
   void invoke(detail::event_base& ev, detail::completion_core core) final {
     auto& e = static_cast<event_type&>(ev);

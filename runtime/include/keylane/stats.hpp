@@ -90,6 +90,22 @@ struct stats {
   /// While state waits to be written: the time since the last batch was
   /// written; 0 when nothing waits.
   std::chrono::nanoseconds state_checkpoint_age{0};
+
+  // -- messages between keys ([messaging]) ----------------------------------------
+
+  /// Messages handlers sent to keys (`tell`, `ask`, due timers), and the
+  /// `tell`s and `ask`s refused because `max_in_flight` were in flight.
+  uint64_t messages_sent = 0;
+  uint64_t messages_refused = 0;
+  /// Messages sent or reserved whose events have not ended yet.
+  uint64_t messages_in_flight = 0;
+  /// Asks made, and of them those that ran out of time.
+  uint64_t asks = 0;
+  uint64_t ask_timeouts = 0;
+  /// `tell_after` timers waiting, fired, and cancelled before they fired.
+  uint64_t timers_pending = 0;
+  uint64_t timers_fired = 0;
+  uint64_t timers_cancelled = 0;
 };
 
 /// An event that `stop()` ended before it was delivered.

@@ -12,6 +12,7 @@
 #include <caf/timespan.hpp>
 
 #include "keylane/config.hpp"
+#include "keylane/detail/asked_event.hpp"
 #include "keylane/detail/backoff.hpp"
 #include "keylane/detail/event_base.hpp"
 #include "keylane/detail/event_fifo.hpp"
@@ -123,6 +124,26 @@ public:
   /// else right after the running one ends.
   void checkpoint();
 
+  // Messages between keys (lane_messages.cpp): see handler<P, R>::tell.
+  [[nodiscard]] errc tell(event_ptr ev);
+  [[nodiscard]] errc tell_after(caf::timespan delay, event_ptr ev,
+                                uint64_t& id);
+  [[nodiscard]] errc ask(event_ptr ev, ask_route& route,
+                         caf::timespan timeout,
+                         std::unique_ptr<ask_waiter> waiter);
+  /// The answer to ask `ask` (its asked event ended).
+  void on_answer(uint64_t ask, outcome status, std::string error,
+                 result_box_ptr box);
+  /// Cancels a `tell_after` timer (see handler_base::cancel_timer).
+  bool cancel_timer(uint64_t id);
+  /// The handler holds the lane: it does not retire while dry.
+  void hold(bool on) noexcept {
+    if (held_ && !on)
+      idle_mark_ = 0; // its next `run` offers it to its shard to retire
+    held_ = on;
+  }
+  [[nodiscard]] bool held() const noexcept { return held_; }
+
 private:
   void invoke_current();
   void wake();
@@ -145,6 +166,15 @@ private:
   void note_applied(outcome status);
   void note_finished(uint64_t seq);
   void take_snapshot();
+  // Messages of the running attempt: sent when it ends well, else dropped.
+  [[nodiscard]] bool in_attempt() const noexcept {
+    return current_ != nullptr && !backing_off_;
+  }
+  void send_outbox();
+  void drop_outbox();
+  void expire_ask(uint64_t ask, caf::timespan timeout);
+  // Runs a callback of the handler's (not an attempt), then the queue.
+  void call_back(unique_function& fn);
   // The live settings: the shard's, refreshed after a reload (a reference
   // to hold only until the lane next calls it).
   const settings& policy();
@@ -217,6 +247,21 @@ private:
   // response handlers are dropped when the lane retires.
   std::vector<std::pair<uint64_t, uint64_t>> requests_;
   size_t prune_at_ = 64;
+
+  // What the running attempt sent (tells, and timers not yet armed: `ev`
+  // null), and the asks waiting for answers, each with its timeout timer.
+  struct outgoing {
+    event_ptr ev;
+    uint64_t timer;
+    caf::timespan delay;
+  };
+  std::vector<outgoing> outbox_;
+  struct pending_ask {
+    std::unique_ptr<ask_waiter> waiter;
+    uint64_t timer;
+  };
+  std::unordered_map<uint64_t, pending_ask> asks_;
+  bool held_ = false;
 };
 
 } // namespace keylane::detail

@@ -85,20 +85,21 @@ public:
   }
 
   /// Takes one slot of `k` — waiting for room if `wait`, until `deadline`
-  /// (`no_deadline`: none) or until `cancelled` turns true — and runs `then(slot&)` under the
-  /// shard lock. Returns false, without running `then`, if no slot was
-  /// taken. If `then` throws, the slot is given back.
+  /// (`no_deadline`: none) or until `cancelled` turns true; past the limit
+  /// at once if `force` — and runs `then(slot&)` under the shard lock.
+  /// Returns false, without running `then`, if no slot was taken. If
+  /// `then` throws, the slot is given back.
   template <class F>
   bool admit(const key& k, bool wait,
              std::chrono::steady_clock::time_point deadline,
-             const std::atomic<bool>& cancelled, F&& then) {
+             const std::atomic<bool>& cancelled, bool force, F&& then) {
     auto& s = shards_[shard_index(k)];
     std::unique_lock<spin_mutex> guard{s.mtx};
     if (s.size() >= s.purge_at)
       purge(s);
     // One lookup on the common path (room for the key).
     auto* xp = &slot_of(s, k);
-    if (xp->count >= limit_) {
+    if (xp->count >= limit_ && !force) {
       if (!(wait && wait_for_room(s, guard, k, deadline, cancelled)))
         return false;
       xp = &slot_of(s, k); // re-found: the wait let others rehash

@@ -20,6 +20,7 @@
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
+#include "keylane/detail/messaging.hpp"
 #include "keylane/detail/output.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/payload_ops.hpp"
@@ -126,6 +127,9 @@ public:
   /// The runtime's log.
   logger& log() noexcept { return log_; }
 
+  /// Messages between keys (handlers' tell, ask and timers).
+  messaging& msg() noexcept { return messaging_; }
+
   /// The keyed-state service.
   state_service& state() noexcept { return *state_; }
 
@@ -165,6 +169,7 @@ private:
   std::unique_ptr<state_service> state_;
   std::unique_ptr<spill_file> spill_;
   ingress ingress_;
+  messaging messaging_;
   output output_;
   std::mutex reload_mtx_;
 

@@ -26,6 +26,9 @@ using clock = std::chrono::steady_clock;
 struct event_base {
   event_base(keylane::key k) : k(std::move(k)) {}
   virtual ~event_base() = default;
+  /// An ask's target event ended (`flags & event_flags::asked`): sends the
+  /// asker its outcome and result. Events that are not asks have none.
+  virtual void answer() noexcept {}
   event_base(const event_base&) = delete;
   event_base& operator=(const event_base&) = delete;
 
@@ -41,6 +44,9 @@ struct event_base {
   outcome status = outcome::pending;
   /// Sent to the supervisor because its key is parked (it parks behind).
   bool parked_behind = false;
+  /// `event_flags`: a message from a handler (tell, ask, timer), and an
+  /// ask whose asker waits for `answer`. In the padding before `attempts`.
+  uint8_t flags = 0;
   /// Handler attempts made (more than one when it was retried).
   uint32_t attempts = 0;
   /// Why it failed (empty unless `status == failed`).
@@ -57,6 +63,15 @@ struct event_base {
   /// (a cache line missed per event with thousands of keys).
   event_base* next = nullptr;
 };
+
+/// Bits of `event_base::flags`.
+namespace event_flags {
+/// Sent by a handler (`tell`, `ask`, a timer): it holds a unit of
+/// `messaging.max_in_flight` until it ends.
+inline constexpr uint8_t message = 1;
+/// An ask: its end answers the asker (`event_base::answer`).
+inline constexpr uint8_t asked = 2;
+} // namespace event_flags
 
 /// Deletes an event; used by containers that hold raw owning pointers.
 struct event_deleter {

@@ -74,8 +74,11 @@ public:
   /// enqueues it under `k`'s stripe lock: to `k`'s lane (started now if it
   /// has none and may start), or to the supervisor. `make` runs only if
   /// the event is accepted; if it throws, nothing was taken and the
-  /// exception propagates.
-  admission submit(const key& k, make_fn make, void* ctx, bool may_wait);
+  /// exception propagates. `force` (a message between keys, bounded by
+  /// `detail::messaging` instead) takes the credit and the backlog slot
+  /// even past their limits, and never travels by value.
+  admission submit(const key& k, make_fn make, void* ctx, bool may_wait,
+                   bool force = false);
 
   /// Refuses new events from now on and returns once every `submit` in
   /// progress has enqueued or given up.

@@ -86,6 +86,11 @@ using supervisor_atom = caf::atom_constant<caf::atom("kl_super")>;
 using trim_atom = caf::atom_constant<caf::atom("kl_trim")>;
 /// A shard's keyed-state checkpoint timer.
 using checkpoint_atom = caf::atom_constant<caf::atom("kl_ckpt")>;
+// Target's shard -> asking lane's shard: the asked event ended (its
+// outcome, error and, if ok, a copy of its result).
+using answer_atom = caf::atom_constant<caf::atom("kl_answer")>;
+// Shard to itself: a handler's `tell_after` timer is due.
+using tell_timer_atom = caf::atom_constant<caf::atom("kl_tellat")>;
 // Shard to itself: the earliest attempt deadline it armed has come (one
 // timer per shard, not one per attempt; see shard::arm_timeout).
 using timeout_atom = caf::atom_constant<caf::atom("kl_tmout")>;

@@ -16,6 +16,7 @@ struct counters;
 class ingress;
 class live_settings;
 class logger;
+class messaging;
 class output;
 class park_service;
 class spill_file;
@@ -36,6 +37,7 @@ struct runtime_parts {
   stop_ledger& ledger;
   counters& pub;
   logger& log;
+  messaging& msg;
   spill_file* spill; // `sink.spill_path`, or null
 };
 

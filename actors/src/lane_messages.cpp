@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// Messages between keys: a handler's tell, tell_after and ask, and the
+// answers to its asks.
+#include "keylane/detail/lane.hpp"
+
+#include <exception>
+#include <utility>
+
+#include <caf/all.hpp>
+
+#include "keylane/detail/messaging.hpp"
+#include "keylane/detail/shard.hpp"
+
+namespace keylane::detail {
+
+errc lane::tell(event_ptr ev) {
+  if (!parts_.msg.reserve())
+    return errc::messages_full;
+  if (in_attempt()) {
+    outbox_.push_back(outgoing{std::move(ev), 0, caf::timespan{0}});
+    return errc::none;
+  }
+  return parts_.msg.send(std::move(ev));
+}
+
+errc lane::tell_after(caf::timespan delay, event_ptr ev, uint64_t& id) {
+  id = parts_.msg.add_timer(std::move(ev));
+  if (id == 0)
+    return errc::timers_full;
+  if (in_attempt())
+    outbox_.push_back(outgoing{nullptr, id, delay});
+  else
+    host_->delayed_send(host_, delay, tell_timer_atom::value, id);
+  return errc::none;
+}
+
+bool lane::cancel_timer(uint64_t id) {
+  return parts_.msg.cancel_timer(id);
+}
+
+errc lane::ask(event_ptr ev, ask_route& route, caf::timespan timeout,
+               std::unique_ptr<ask_waiter> waiter) {
+  if (!parts_.msg.reserve())
+    return errc::messages_full;
+  auto id = parts_.msg.next_ask();
+  route.shard = caf::actor_cast<caf::actor>(host_);
+  route.lane = id_;
+  route.ask = id;
+  // The answer comes as a message to this shard: not before this returns.
+  auto code = parts_.msg.send(std::move(ev));
+  if (code != errc::none)
+    return code;
+  auto timer = ++next_timer_;
+  timers_.emplace(timer,
+                  [this, id, timeout] { expire_ask(id, timeout); });
+  host_->delayed_send(host_, timeout, timer_atom::value, id_, timer);
+  asks_.emplace(id, pending_ask{std::move(waiter), timer});
+  return errc::none;
+}
+
+void lane::expire_ask(uint64_t ask, caf::timespan timeout) {
+  auto i = asks_.find(ask);
+  if (i == asks_.end())
+    return;
+  auto waiter = std::move(i->second.waiter);
+  asks_.erase(i);
+  parts_.msg.ask_timed_out();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
+  // Runs inside the timer's handler call (on_timer).
+  waiter->answer(errc::ask_timeout,
+                 "no answer within " + std::to_string(ms.count()) + " ms",
+                 nullptr);
+}
+
+void lane::on_answer(uint64_t ask, outcome status, std::string error,
+                     result_box_ptr box) {
+  auto i = asks_.find(ask);
+  if (i == asks_.end())
+    return; // timed out, or the handler instance is gone
+  auto waiter = std::move(i->second.waiter);
+  timers_.erase(i->second.timer);
+  asks_.erase(i);
+  auto code = errc::none;
+  std::string why;
+  if (status != outcome::ok || !box) {
+    code = errc::ask_failed;
+    why = std::string{"the asked event was "} + to_string(status)
+          + (error.empty() ? std::string{} : ": " + error);
+  }
+  unique_function fn{[&] { waiter->answer(code, std::move(why), box.get()); }};
+  call_back(fn);
+}
+
+void lane::send_outbox() {
+  for (auto& m : outbox_) {
+    if (m.ev)
+      (void) parts_.msg.send(std::move(m.ev)); // stopped: dropped, counted
+    else
+      host_->delayed_send(host_, m.delay, tell_timer_atom::value, m.timer);
+  }
+  outbox_.clear();
+}
+
+void lane::drop_outbox() {
+  for (auto& m : outbox_) {
+    if (m.ev)
+      parts_.msg.release();
+    else
+      parts_.msg.drop_timer(m.timer);
+  }
+  outbox_.clear();
+}
+
+} // namespace keylane::detail

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// Keys that message keys: each event goes first to a front key, whose
+// handler passes it on to the event's own key, where the work is done.
+// keylane_tell passes it with the handler's `tell`; keylane_relay_submit
+// with a `submit` on the runtime from inside the handler (the way before
+// `tell`). Per key order holds: one front key feeds one key. Compared with
+// keylane_per_key (the event submitted to its key from outside), the
+// difference is the cost of one message between keys and the front event.
+
+#include <atomic>
+#include <thread>
+
+#include <keylane/config_loader.hpp>
+#include <keylane/runtime.hpp>
+
+#include "../way.hpp"
+
+namespace keylane::bench {
+
+namespace {
+
+using rt_type = keylane::runtime<item, uint64_t>;
+
+// Keys with this bit are front keys; the workloads' keys are far below it.
+constexpr uint64_t front_bit = uint64_t{1} << 62;
+
+struct relay_handler final : keylane::handler<item, uint64_t> {
+  relay_handler(uint64_t iters, bool by_tell, std::atomic<rt_type*>* rt)
+    : iters_(iters), by_tell_(by_tell), rt_(rt) {}
+
+  void on_event(item& it, keylane::completion<uint64_t> done) override {
+    if ((it.key & front_bit) == 0)
+      return done.ok(do_work(it, iters_));
+    item next = it;
+    next.key &= ~front_bit;
+    auto code = by_tell_ ? tell(keylane::key{next.key}, next)
+                         : rt_->load(std::memory_order_acquire)
+                             ->submit(keylane::key{next.key}, next)
+                             .code();
+    if (code == errc::none)
+      return done.ok(0);
+    done.fail(to_string(code)); // retried after a backoff (max_attempts)
+  }
+
+  uint64_t iters_;
+  bool by_tell_;
+  std::atomic<rt_type*>* rt_;
+};
+
+class relay_way final : public way {
+public:
+  relay_way(bool by_tell, scheduler_policy sched, std::vector<std::string> sets)
+    : by_tell_(by_tell), sched_(sched), sets_(std::move(sets)) {}
+
+  std::string start(output& out, uint64_t work_iters) override {
+    settings s;
+    s.threads = 2;
+    s.max_active_keys = 4096;
+    s.window = 65536;
+    s.overflow = overflow_policy::block;
+    s.order = order_mode::per_key;
+    s.scheduler = sched_;
+    // A full window or message budget fails the front event's attempt:
+    // it is tried again shortly, never dropped.
+    s.max_attempts = 1000000;
+    s.initial_backoff_ms = 1;
+    s.max_backoff_ms = 1;
+    if (auto err = apply_overrides(s, sets_))
+      return "keylane settings: " + render(err);
+    auto by_tell = by_tell_;
+    auto* ptr = &ptr_;
+    auto made = rt_type::start(
+      std::move(s),
+      [work_iters, by_tell, ptr](const handler_params&) {
+        return std::make_unique<relay_handler>(work_iters, by_tell, ptr);
+      },
+      [&out](rt_type::event_type& e) {
+        if ((e.payload.key & front_bit) != 0 && e.status == outcome::ok)
+          return; // the front event passed it on
+        if (e.status == outcome::ok && e.result)
+          out.deliver(e.payload, *e.result);
+        else
+          out.note_failure();
+      });
+    if (!made)
+      return "keylane start failed: " + render(made.error());
+    rt_ = std::move(*made);
+    ptr_.store(rt_.get(), std::memory_order_release);
+    return {};
+  }
+
+  bool submit(const item& it) override {
+    item front = it;
+    front.key |= front_bit;
+    return rt_->submit(keylane::key{front.key}, front).ok();
+  }
+
+  bool settle(std::chrono::milliseconds timeout) override {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      auto st = rt_->stats();
+      if (st.active_lanes == 0 && st.waiting_keys == 0)
+        return true;
+      if (std::chrono::steady_clock::now() >= deadline)
+        return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+  uint64_t lanes_spawned() const override {
+    return rt_ ? rt_->stats().lanes_spawned : 0;
+  }
+
+  std::string stop() override {
+    auto st = rt_->stats();
+    auto rep = rt_->stop();
+    ptr_.store(nullptr, std::memory_order_release);
+    rt_.reset();
+    std::string note;
+    if (!rep.unfinished.empty())
+      note = "stop() reported " + std::to_string(rep.unfinished.size())
+             + " unfinished events";
+    if (st.retries != 0)
+      note += (note.empty() ? "" : "; ") + std::to_string(st.retries)
+              + " front attempts retried (window or message budget full)";
+    return note;
+  }
+
+private:
+  bool by_tell_;
+  scheduler_policy sched_;
+  std::vector<std::string> sets_;
+  std::atomic<rt_type*> ptr_{nullptr};
+  std::unique_ptr<rt_type> rt_;
+};
+
+} // namespace
+
+std::unique_ptr<way> make_keylane_relay(bool by_tell,
+                                        const std::string& scheduler,
+                                        const std::vector<std::string>& sets) {
+  return std::make_unique<relay_way>(by_tell,
+                                     scheduler == "stealing"
+                                       ? scheduler_policy::stealing
+                                       : scheduler_policy::sharing,
+                                     sets);
+}
+
+} // namespace keylane::bench

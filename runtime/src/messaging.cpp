@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "keylane/detail/messaging.hpp"
+
+#include <utility>
+
+#include "keylane/detail/ingress.hpp"
+
+namespace keylane::detail {
+
+bool messaging::reserve() noexcept {
+  auto cur = in_flight_.load(std::memory_order_acquire);
+  while (cur < max_in_flight_)
+    if (in_flight_.compare_exchange_weak(cur, cur + 1,
+                                         std::memory_order_acq_rel))
+      return true;
+  refused_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+errc messaging::send(event_ptr ev) {
+  ev->flags |= event_flags::message;
+  auto k = ev->k; // the event may be finished before `submit` returns
+  auto make = [](void* ctx) -> event_ptr {
+    return std::move(*static_cast<event_ptr*>(ctx));
+  };
+  auto res = in_.submit(k, make, &ev, false, true);
+  if (res.code != errc::none) {
+    release();
+    return res.code;
+  }
+  sent_.fetch_add(1, std::memory_order_relaxed);
+  return errc::none;
+}
+
+void messaging::end_message(event_base& ev) noexcept {
+  if ((ev.flags & event_flags::asked) != 0)
+    ev.answer();
+  if ((ev.flags & event_flags::message) != 0)
+    release();
+  // A replayed event is a new one: it holds no unit and answers nobody.
+  ev.flags = 0;
+}
+
+uint64_t messaging::add_timer(event_ptr ev) {
+  std::lock_guard<std::mutex> guard{timers_mtx_};
+  if (timers_.size() >= max_timers_)
+    return 0;
+  auto id = next_timer_++;
+  timers_.emplace(id, std::move(ev));
+  return id;
+}
+
+void messaging::drop_timer(uint64_t id) {
+  event_ptr ev;
+  std::lock_guard<std::mutex> guard{timers_mtx_};
+  if (auto i = timers_.find(id); i != timers_.end()) {
+    ev = std::move(i->second);
+    timers_.erase(i);
+  }
+}
+
+bool messaging::cancel_timer(uint64_t id) {
+  event_ptr ev; // freed after the lock
+  {
+    std::lock_guard<std::mutex> guard{timers_mtx_};
+    auto i = timers_.find(id);
+    if (i == timers_.end())
+      return false;
+    ev = std::move(i->second);
+    timers_.erase(i);
+  }
+  timers_cancelled_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void messaging::fire_timer(uint64_t id) {
+  event_ptr ev;
+  {
+    std::lock_guard<std::mutex> guard{timers_mtx_};
+    auto i = timers_.find(id);
+    if (i == timers_.end())
+      return; // cancelled
+    ev = std::move(i->second);
+    timers_.erase(i);
+  }
+  timers_fired_.fetch_add(1, std::memory_order_relaxed);
+  // Due: sent even past `max_in_flight` (nobody is left to refuse it to);
+  // `max_timers` bounds how far.
+  in_flight_.fetch_add(1, std::memory_order_acq_rel);
+  (void) send(std::move(ev));
+}
+
+messaging_counters messaging::counters() const {
+  messaging_counters c;
+  c.sent = sent_.load(std::memory_order_relaxed);
+  c.refused = refused_.load(std::memory_order_relaxed);
+  c.in_flight = in_flight_.load(std::memory_order_relaxed);
+  c.asks = asks_.load(std::memory_order_relaxed);
+  c.ask_timeouts = ask_timeouts_.load(std::memory_order_relaxed);
+  c.timers_fired = timers_fired_.load(std::memory_order_relaxed);
+  c.timers_cancelled = timers_cancelled_.load(std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> guard{timers_mtx_};
+    c.timers_pending = timers_.size();
+  }
+  return c;
+}
+
+} // namespace keylane::detail
