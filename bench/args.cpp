@@ -72,9 +72,8 @@ std::string usage(const char* argv0) {
          "key, looked up once),\n"
          "                     caf_lanes (keylane's shape with no keylane code: CAF shard and\n"
          "                     sink actors, lane queues, heap events),\n"
-         "                     keylane_tell (each event through a front key whose handler\n"
-         "                     tells it on), keylane_relay_submit (the same with a submit\n"
-         "                     from inside the handler)";
+         "                     keylane_tell (keylane_per_key with each event through a\n"
+         "                     front key whose handler tells it on)";
   out << "\n  --workloads x,y    workloads to run (default these four):";
   for (auto& w : workload_names())
     out << " " << w;

@@ -11,7 +11,7 @@ const std::vector<std::string>& way_names() {
     "caf_naive",   "keylane_none", "keylane_per_key", "keylane_global",
     "keylane_state", "keylane_state_memory", "ordered_partitions",
     "keyed_partitions", "keyed_slots", "caf_lanes", "caf_lanes_capped",
-    "keylane_tell", "keylane_relay_submit"};
+    "keylane_tell"};
   return names;
 }
 
@@ -20,8 +20,7 @@ std::vector<std::string> default_way_names() {
   for (auto& n : way_names())
     if (n.rfind("keylane_state", 0) != 0 && n != "ordered_partitions"
         && n != "keyed_partitions" && n != "keyed_slots"
-        && n.rfind("caf_lanes", 0) != 0 && n != "keylane_tell"
-        && n != "keylane_relay_submit")
+        && n.rfind("caf_lanes", 0) != 0 && n != "keylane_tell")
       out.push_back(n);
   return out;
 }
@@ -68,15 +67,11 @@ make_way_specs(const std::vector<std::string>& names,
                        return make_keylane(order, sched, sets);
                      }});
   }
-  for (bool by_tell : {true, false}) {
-    std::string name = by_tell ? "keylane_tell" : "keylane_relay_submit";
-    if (!wanted(name))
-      continue;
+  if (wanted("keylane_tell"))
     for (auto& sched : schedulers)
-      out.push_back({name, true, sched, "", [by_tell, sched, sets] {
-                       return make_keylane_relay(by_tell, sched, sets);
+      out.push_back({"keylane_tell", true, sched, "", [sched, sets] {
+                       return make_keylane_tell(sched, sets);
                      }});
-  }
   // keylane_per_key with keyed state: the cost of the state API
   // (_memory) and of RocksDB on top of it.
   for (const char* store : {"rocksdb", "memory"}) {

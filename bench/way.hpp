@@ -131,12 +131,10 @@ std::unique_ptr<way> make_keylane_state(const std::string& store,
                                         const std::string& scheduler,
                                         const std::vector<std::string>& sets);
 
-/// Each event through a front key whose handler passes it to the event's
-/// key: with `tell` (keylane_tell) or a `submit` from inside the handler
-/// (keylane_relay_submit). On request only.
-std::unique_ptr<way> make_keylane_relay(bool by_tell,
-                                        const std::string& scheduler,
-                                        const std::vector<std::string>& sets);
+/// keylane_per_key with each event sent through a front key whose handler
+/// `tell`s it to the event's key (on request only).
+std::unique_ptr<way> make_keylane_tell(const std::string& scheduler,
+                                       const std::vector<std::string>& sets);
 
 /// Checks `--set` overrides of the keylane ways: valid for keylane (as
 /// `keylane::apply_overrides` sees them, on the ways' settings) and not of

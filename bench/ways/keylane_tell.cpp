@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Keys that message keys: each event goes first to a front key, whose
-// handler passes it on to the event's own key, where the work is done.
-// keylane_tell passes it with the handler's `tell`; keylane_relay_submit
-// with a `submit` on the runtime from inside the handler (the way before
-// `tell`). Per key order holds: one front key feeds one key. Compared with
-// keylane_per_key (the event submitted to its key from outside), the
-// difference is the cost of one message between keys and the front event.
+// Keys that message keys (keylane_tell): each event goes first to a front
+// key, whose handler passes it on to the event's own key with `tell`, and
+// the work is done there. Per-key order holds: one front key feeds one
+// key. Against keylane_per_key (the event submitted to its key from
+// outside), the difference is the cost of a message between keys and of
+// the front event.
+//
+// Not measured: the same with `submit` on the runtime from inside the
+// handler, the way before `tell`. On hot_key it never finished: the
+// producer, blocked on the window, took each credit that came back, the
+// window filled with front events, and each of those waited for a credit
+// to pass its event on (docs/messaging.md).
 
-#include <atomic>
 #include <thread>
 
 #include <keylane/config_loader.hpp>
@@ -25,32 +29,26 @@ using rt_type = keylane::runtime<item, uint64_t>;
 constexpr uint64_t front_bit = uint64_t{1} << 62;
 
 struct relay_handler final : keylane::handler<item, uint64_t> {
-  relay_handler(uint64_t iters, bool by_tell, std::atomic<rt_type*>* rt)
-    : iters_(iters), by_tell_(by_tell), rt_(rt) {}
+  explicit relay_handler(uint64_t iters) : iters_(iters) {}
 
   void on_event(item& it, keylane::completion<uint64_t> done) override {
     if ((it.key & front_bit) == 0)
       return done.ok(do_work(it, iters_));
     item next = it;
     next.key &= ~front_bit;
-    auto code = by_tell_ ? tell(keylane::key{next.key}, next)
-                         : rt_->load(std::memory_order_acquire)
-                             ->submit(keylane::key{next.key}, next)
-                             .code();
+    auto code = tell(keylane::key{next.key}, next);
     if (code == errc::none)
       return done.ok(0);
     done.fail(to_string(code)); // retried after a backoff (max_attempts)
   }
 
   uint64_t iters_;
-  bool by_tell_;
-  std::atomic<rt_type*>* rt_;
 };
 
 class relay_way final : public way {
 public:
-  relay_way(bool by_tell, scheduler_policy sched, std::vector<std::string> sets)
-    : by_tell_(by_tell), sched_(sched), sets_(std::move(sets)) {}
+  relay_way(scheduler_policy sched, std::vector<std::string> sets)
+    : sched_(sched), sets_(std::move(sets)) {}
 
   std::string start(output& out, uint64_t work_iters) override {
     settings s;
@@ -60,19 +58,17 @@ public:
     s.overflow = overflow_policy::block;
     s.order = order_mode::per_key;
     s.scheduler = sched_;
-    // A full window or message budget fails the front event's attempt:
-    // it is tried again shortly, never dropped.
+    // A full message budget fails the front event's attempt: it is tried
+    // again shortly, never dropped.
     s.max_attempts = 1000000;
     s.initial_backoff_ms = 1;
     s.max_backoff_ms = 1;
     if (auto err = apply_overrides(s, sets_))
       return "keylane settings: " + render(err);
-    auto by_tell = by_tell_;
-    auto* ptr = &ptr_;
     auto made = rt_type::start(
       std::move(s),
-      [work_iters, by_tell, ptr](const handler_params&) {
-        return std::make_unique<relay_handler>(work_iters, by_tell, ptr);
+      [work_iters](const handler_params&) {
+        return std::make_unique<relay_handler>(work_iters);
       },
       [&out](rt_type::event_type& e) {
         if ((e.payload.key & front_bit) != 0 && e.status == outcome::ok)
@@ -85,7 +81,6 @@ public:
     if (!made)
       return "keylane start failed: " + render(made.error());
     rt_ = std::move(*made);
-    ptr_.store(rt_.get(), std::memory_order_release);
     return {};
   }
 
@@ -114,7 +109,6 @@ public:
   std::string stop() override {
     auto st = rt_->stats();
     auto rep = rt_->stop();
-    ptr_.store(nullptr, std::memory_order_release);
     rt_.reset();
     std::string note;
     if (!rep.unfinished.empty())
@@ -122,25 +116,21 @@ public:
              + " unfinished events";
     if (st.retries != 0)
       note += (note.empty() ? "" : "; ") + std::to_string(st.retries)
-              + " front attempts retried (window or message budget full)";
+              + " front attempts retried (message budget full)";
     return note;
   }
 
 private:
-  bool by_tell_;
   scheduler_policy sched_;
   std::vector<std::string> sets_;
-  std::atomic<rt_type*> ptr_{nullptr};
   std::unique_ptr<rt_type> rt_;
 };
 
 } // namespace
 
-std::unique_ptr<way> make_keylane_relay(bool by_tell,
-                                        const std::string& scheduler,
-                                        const std::vector<std::string>& sets) {
-  return std::make_unique<relay_way>(by_tell,
-                                     scheduler == "stealing"
+std::unique_ptr<way> make_keylane_tell(const std::string& scheduler,
+                                       const std::vector<std::string>& sets) {
+  return std::make_unique<relay_way>(scheduler == "stealing"
                                        ? scheduler_policy::stealing
                                        : scheduler_policy::sharing,
                                      sets);
