@@ -145,6 +145,14 @@ add_test(NAME "readme: the first C++ block is examples/readme/main.cpp"
           -DSOURCE=${PROJECT_SOURCE_DIR}/examples/readme/main.cpp
           -P ${CMAKE_CURRENT_LIST_DIR}/readme_example.cmake)
 
+keylane_smoke_example("transfers between accounts conserve the total"
+  transfers "total 2000000 expected 2000000 conserved"
+  --accounts 200 --transfers 20000)
+add_test(NAME "readme: the messaging block is examples/transfers/account.hpp's"
+  COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
+          -DSOURCE=${PROJECT_SOURCE_DIR}/examples/transfers/account.hpp
+          -P ${CMAKE_CURRENT_LIST_DIR}/readme_region.cmake)
+
 if(TARGET balances)
   add_test(NAME "example: balances keeps its state across a restart"
     COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:balances>

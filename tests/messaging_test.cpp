@@ -2,6 +2,8 @@
 // Keys that message keys: tell, ask and tell_after from handlers, and
 // hold/release.
 
+#include <algorithm>
+
 #include "messaging_support.hpp"
 
 using namespace runtime_support;
@@ -284,4 +286,70 @@ TEST_CASE("a held lane outlives its linger until its handler releases it",
   REQUIRE(rt->drain(20s));
   CHECK(eventually([&] { return rt->stats().active_lanes == 0; }));
   CHECK(rt->stats().lanes_spawned == 1); // the same lane ran both
+}
+
+TEST_CASE("a key's own turn budget lets it run more events in a turn than lane_batch",
+          "[messaging][budget]") {
+  // One shard on one thread, held by a gate event while "hot" gets 40
+  // events and then "cold" one: with lane_batch 4, cold would run after
+  // hot's first 4; hot asked for 100 per turn, so cold runs after all 40.
+  for (bool own_budget : {false, true}) {
+    fault_check faults;
+    auto s = messaging_settings();
+    s.threads = 1;
+    s.shards = 1;
+    s.lane_batch = 4;
+    std::mutex mtx;
+    std::condition_variable cv;
+    bool open = false, gate_in = false;
+    std::vector<std::string> ran;
+    struct budget_handler : script_handler {
+      budget_handler(fn_type f, bool own) : script_handler(std::move(f)), own_(own) {}
+      void on_activate(const kl::key& k) override {
+        if (own_ && k == kl::key{"hot"})
+          set_turn_budget(100);
+      }
+      bool own_;
+    };
+    auto fn = [&](script_handler& h, note&, kl::completion<int> done) {
+      std::unique_lock<std::mutex> lock{mtx};
+      if (h.current_key() == kl::key{"gate"}) {
+        gate_in = true;
+        cv.notify_all();
+        cv.wait(lock, [&] { return open; }); // holds the only thread
+      } else {
+        ran.push_back(h.current_key().to_string());
+      }
+      lock.unlock();
+      done.ok(0);
+    };
+    auto rt = start<note_rt>(
+      s,
+      [fn, own_budget](const kl::handler_params&) {
+        return std::make_unique<budget_handler>(fn, own_budget);
+      },
+      [](note_rt::event_type&) {});
+    REQUIRE(rt->submit("gate", note{1}));
+    {
+      std::unique_lock<std::mutex> lock{mtx};
+      REQUIRE(cv.wait_for(lock, 10s, [&] { return gate_in; }));
+    }
+    for (uint64_t i = 0; i < 40; ++i)
+      REQUIRE(rt->submit("hot", note{i}));
+    REQUIRE(rt->submit("cold", note{99}));
+    {
+      std::lock_guard<std::mutex> lock{mtx};
+      open = true;
+    }
+    cv.notify_all();
+    REQUIRE(rt->drain(20s));
+    std::lock_guard<std::mutex> lock{mtx};
+    REQUIRE(ran.size() == 41);
+    auto cold_at = std::find(ran.begin(), ran.end(), "cold") - ran.begin();
+    INFO("own budget " << own_budget);
+    if (own_budget)
+      CHECK(cold_at == 40);
+    else
+      CHECK(cold_at < 40);
+  }
 }

@@ -37,6 +37,10 @@ void handler_base::release() {
   lane_->hold(false);
 }
 
+void handler_base::set_turn_budget(size_t events) {
+  lane_->set_turn_budget(events);
+}
+
 errc handler_base::send_message(detail::event_ptr ev) {
   return lane_->tell(std::move(ev));
 }

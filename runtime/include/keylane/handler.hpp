@@ -83,6 +83,13 @@ protected:
   /// Lets the lane retire again when dry (after its linger).
   void release();
 
+  /// Lets this key's lane run up to `events` events in a turn, instead of
+  /// `runtime.lane_batch`, while the lane lives (1 to 1,000,000; set it in
+  /// `on_activate` to apply from the first turn). For a class of keys that
+  /// needs it (a busy room, a hot book) without raising every key's budget:
+  /// the other keys of its shard then wait up to that many of its events.
+  void set_turn_budget(size_t events);
+
   // Untyped halves of `handler<P, R>`'s messaging (the lane's side).
   [[nodiscard]] errc send_message(detail::event_ptr ev);
   [[nodiscard]] errc send_timer(caf::timespan delay, detail::event_ptr ev,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -143,6 +144,12 @@ public:
     held_ = on;
   }
   [[nodiscard]] bool held() const noexcept { return held_; }
+  /// Events per turn for this lane (`lane_batch` until set), clamped to
+  /// 1 to 1,000,000.
+  void set_turn_budget(size_t events) noexcept {
+    batch_limit_ = static_cast<uint32_t>(
+      std::min<size_t>(std::max<size_t>(events, 1), 1000000));
+  }
 
 private:
   void invoke_current();

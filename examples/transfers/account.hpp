@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// An account key: its balance in keylane's keyed state, and transfers that
+// debit it and tell the receiving account to credit itself.
+
+#include <string>
+
+#include <keylane/stateful_handler.hpp>
+
+namespace transfers {
+
+struct account {
+  long balance = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, account& x) {
+  return f(caf::meta::type_name("account"), x.balance);
+}
+
+/// An event of an account: a transfer out of it to `to`, or (`credit`) the
+/// money of a transfer coming in.
+struct move {
+  std::string to;
+  long amount = 0;
+  bool credit = false;
+};
+
+// readme:begin
+// A transfer debits its account and tells the receiver to credit itself.
+// The credit leaves only when this event ends well: a failed attempt's
+// tells are dropped with its state changes, and its retry sends its own.
+struct account_handler : keylane::stateful_handler<move, long, account> {
+  void on_event(move& m, keylane::completion<long> done) override {
+    if (m.credit) {
+      state().balance += m.amount;
+      return done.ok(state().balance);
+    }
+    if (state().balance < m.amount)
+      return done.skip(); // refused: insufficient funds
+    state().balance -= m.amount;
+    if (auto e = tell(m.to, move{"", m.amount, true}); e != keylane::errc::none)
+      return done.fail(keylane::to_string(e)); // undone; retried later
+    done.ok(state().balance);
+  }
+};
+// readme:end
+
+} // namespace transfers

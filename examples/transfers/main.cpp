@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// transfers: keys that message keys. Random transfers between accounts;
+// each debits its account and `tell`s the receiving account to credit
+// itself. At the end every account's balance is read back and the total
+// must be what the accounts started with.
+//
+//   transfers --accounts 100 --transfers 100000 [--state DIR] [--seed N]
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <random>
+#include <string>
+
+#include <keylane/runtime.hpp>
+
+#include <command_line.hpp>
+
+#include "account.hpp"
+
+using transfers::move;
+
+int main(int argc, char** argv) {
+  size_t accounts = 100;
+  size_t count = 100000;
+  long opening = 10000;
+  uint64_t seed = 1;
+  std::string dir;
+  keylane::cli::command_line cl{
+    "transfers", "usage: transfers [--accounts N] [--transfers N] "
+                 "[--state DIR] [--seed N]\n"};
+  cl.count("--accounts", accounts, 1, 1000000);
+  cl.count("--transfers", count, 0, 100000000);
+  cl.text("--state", dir);
+  cl.app().add_option("--seed", seed, "random seed");
+  cl.parse(argc, argv);
+  keylane::settings cfg;
+  cfg.order = keylane::order_mode::per_key;
+  cfg.park = keylane::park_mode::none;
+  cfg.max_attempts = 1000; // a full message budget: try again shortly
+  cfg.initial_backoff_ms = 1;
+  cfg.max_backoff_ms = 10;
+  cfg.state_store = dir.empty() ? keylane::state_backend::memory
+                                : keylane::state_backend::rocksdb;
+  cfg.state_path = dir;
+  std::mutex mtx;
+  std::map<std::string, long> last; // each account's balance after its last event
+  size_t refused = 0, failed = 0;
+  auto rt = keylane::runtime<move, long>::start(
+    cfg,
+    [](const keylane::handler_params&) {
+      return std::make_unique<transfers::account_handler>();
+    },
+    [&](keylane::event<move, long>& e) {
+      std::lock_guard<std::mutex> guard{mtx};
+      if (e.status == keylane::outcome::ok)
+        last[e.key().to_string()] = *e.result;
+      else if (e.status == keylane::outcome::skipped)
+        ++refused;
+      else
+        ++failed;
+    });
+  if (!rt) {
+    std::fprintf(stderr, "transfers: %s\n",
+                 keylane::render(rt.error()).c_str());
+    return 1;
+  }
+  auto name = [](size_t i) { return "acct-" + std::to_string(i); };
+  auto submit = [&](const std::string& k, move m) {
+    if (auto r = (*rt)->submit(k, std::move(m)); !r) {
+      std::fprintf(stderr, "transfers: %s\n", keylane::to_string(r.code()));
+      std::exit(1);
+    }
+  };
+  for (size_t i = 0; i < accounts; ++i)
+    submit(name(i), move{"", opening, true});
+  std::mt19937_64 rng{seed};
+  for (size_t i = 0; i < count; ++i) {
+    auto from = rng() % accounts;
+    auto to = rng() % accounts;
+    submit(name(from), move{name(to), long(1 + rng() % 100), false});
+  }
+  if (!(*rt)->drain())
+    return 1;
+  // A zero credit to every account reads its balance after all it got.
+  for (size_t i = 0; i < accounts; ++i)
+    submit(name(i), move{"", 0, true});
+  if (!(*rt)->drain())
+    return 1;
+  auto st = (*rt)->stats();
+  (*rt)->stop();
+  long total = 0;
+  for (auto& [acct, balance] : last)
+    total += balance;
+  long expected = long(accounts) * opening;
+  std::printf("accounts %zu transfers %zu refused %zu failed %zu messages %llu "
+              "total %ld expected %ld %s\n",
+              accounts, count, refused, failed,
+              static_cast<unsigned long long>(st.messages_sent), total,
+              expected, total == expected ? "conserved" : "NOT CONSERVED");
+  return total == expected && failed == 0 ? 0 : 1;
+}
