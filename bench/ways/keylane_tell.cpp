@@ -12,12 +12,11 @@
 // window filled with front events, and each of those waited for a credit
 // to pass its event on (docs/messaging.md).
 
-#include <thread>
-
 #include <keylane/config_loader.hpp>
 #include <keylane/runtime.hpp>
 
 #include "../way.hpp"
+#include "lanes_retired.hpp"
 
 namespace keylane::bench {
 
@@ -91,15 +90,7 @@ public:
   }
 
   bool settle(std::chrono::milliseconds timeout) override {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      auto st = rt_->stats();
-      if (st.active_lanes == 0 && st.waiting_keys == 0)
-        return true;
-      if (std::chrono::steady_clock::now() >= deadline)
-        return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    return wait_lanes_retired(*rt_, timeout);
   }
 
   uint64_t lanes_spawned() const override {

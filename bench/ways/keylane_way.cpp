@@ -17,6 +17,7 @@
 #include <keylane/stateful_handler.hpp>
 
 #include "../way.hpp"
+#include "lanes_retired.hpp"
 
 namespace keylane::bench {
 
@@ -186,15 +187,7 @@ public:
   }
 
   bool settle(std::chrono::milliseconds timeout) override {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-      auto st = rt_->stats();
-      if (st.active_lanes == 0 && st.waiting_keys == 0)
-        return true;
-      if (std::chrono::steady_clock::now() >= deadline)
-        return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    return wait_lanes_retired(*rt_, timeout);
   }
 
   uint64_t lanes_spawned() const override {

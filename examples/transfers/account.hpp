@@ -21,7 +21,7 @@ typename Inspector::result_type inspect(Inspector& f, account& x) {
 
 /// An event of an account: a transfer out of it to `to`, or (`credit`) the
 /// money of a transfer coming in.
-struct move {
+struct transfer {
   std::string to;
   long amount = 0;
   bool credit = false;
@@ -31,8 +31,8 @@ struct move {
 // A transfer debits its account and tells the receiver to credit itself.
 // The credit leaves only when this event ends well: a failed attempt's
 // tells are dropped with its state changes, and its retry sends its own.
-struct account_handler : keylane::stateful_handler<move, long, account> {
-  void on_event(move& m, keylane::completion<long> done) override {
+struct account_handler : keylane::stateful_handler<transfer, long, account> {
+  void on_event(transfer& m, keylane::completion<long> done) override {
     if (m.credit) {
       state().balance += m.amount;
       return done.ok(state().balance);
@@ -40,7 +40,7 @@ struct account_handler : keylane::stateful_handler<move, long, account> {
     if (state().balance < m.amount)
       return done.skip(); // refused: insufficient funds
     state().balance -= m.amount;
-    if (auto e = tell(m.to, move{"", m.amount, true}); e != keylane::errc::none)
+    if (auto e = tell(m.to, transfer{"", m.amount, true}); e != keylane::errc::none)
       return done.fail(keylane::to_string(e)); // undone; retried later
     done.ok(state().balance);
   }

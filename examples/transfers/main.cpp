@@ -18,7 +18,7 @@
 
 #include "account.hpp"
 
-using transfers::move;
+using transfers::transfer;
 
 int main(int argc, char** argv) {
   size_t accounts = 100;
@@ -46,12 +46,12 @@ int main(int argc, char** argv) {
   std::mutex mtx;
   std::map<std::string, long> last; // each account's balance after its last event
   size_t refused = 0, failed = 0;
-  auto rt = keylane::runtime<move, long>::start(
+  auto rt = keylane::runtime<transfer, long>::start(
     cfg,
     [](const keylane::handler_params&) {
       return std::make_unique<transfers::account_handler>();
     },
-    [&](keylane::event<move, long>& e) {
+    [&](keylane::event<transfer, long>& e) {
       std::lock_guard<std::mutex> guard{mtx};
       if (e.status == keylane::outcome::ok)
         last[e.key().to_string()] = *e.result;
@@ -66,25 +66,25 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto name = [](size_t i) { return "acct-" + std::to_string(i); };
-  auto submit = [&](const std::string& k, move m) {
+  auto submit = [&](const std::string& k, transfer m) {
     if (auto r = (*rt)->submit(k, std::move(m)); !r) {
       std::fprintf(stderr, "transfers: %s\n", keylane::to_string(r.code()));
       std::exit(1);
     }
   };
   for (size_t i = 0; i < accounts; ++i)
-    submit(name(i), move{"", opening, true});
+    submit(name(i), transfer{"", opening, true});
   std::mt19937_64 rng{seed};
   for (size_t i = 0; i < count; ++i) {
     auto from = rng() % accounts;
     auto to = rng() % accounts;
-    submit(name(from), move{name(to), long(1 + rng() % 100), false});
+    submit(name(from), transfer{name(to), long(1 + rng() % 100), false});
   }
   if (!(*rt)->drain())
     return 1;
   // A zero credit to every account reads its balance after all it got.
   for (size_t i = 0; i < accounts; ++i)
-    submit(name(i), move{"", 0, true});
+    submit(name(i), transfer{"", 0, true});
   if (!(*rt)->drain())
     return 1;
   auto st = (*rt)->stats();
