@@ -195,6 +195,11 @@ void lane::retire() {
   // open find no handler to run.
   drop_handler();
   awake_ = false;
+  // What the instance asked for its lane goes with it: a fresh instance
+  // (an event on its way) starts from the settings.
+  held_ = false;
+  batch_limit_ = static_cast<uint32_t>(
+    std::max<size_t>(1, host_->settings_now().lane_batch));
 }
 
 bool lane::take(event_ptr ev) {

@@ -178,7 +178,6 @@ protected:
   }
 
 public:
-
   void invoke(detail::event_base& ev, detail::completion_core core) final {
     auto& e = static_cast<event_type&>(ev);
     on_event(e.payload, completion<Result>{std::move(core)});
