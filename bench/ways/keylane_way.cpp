@@ -195,13 +195,7 @@ public:
   }
 
   std::string stop() override {
-    auto st = rt_->stats();
-    auto rep = rt_->stop();
-    rt_.reset();
-    std::string note;
-    if (!rep.unfinished.empty())
-      note = "stop() reported " + std::to_string(rep.unfinished.size())
-             + " unfinished events";
+    auto [st, note] = stop_runtime(rt_);
     if (st.rejected != rejected_)
       note += (note.empty() ? "" : "; ") + std::to_string(st.rejected)
               + " submits rejected, " + std::to_string(rejected_)

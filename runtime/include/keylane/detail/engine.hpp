@@ -127,9 +127,6 @@ public:
   /// The runtime's log.
   logger& log() noexcept { return log_; }
 
-  /// Messages between keys (handlers' tell, ask and timers).
-  messaging& msg() noexcept { return messaging_; }
-
   /// The keyed-state service.
   state_service& state() noexcept { return *state_; }
 
