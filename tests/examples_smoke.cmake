@@ -148,6 +148,17 @@ add_test(NAME "readme: the first C++ block is examples/readme/main.cpp"
 keylane_smoke_example("transfers between accounts conserve the total"
   transfers "total 2000000 expected 2000000 conserved"
   --accounts 200 --transfers 20000)
+# kill -9 drill: children killed at random moments on one RocksDB directory,
+# then every account's balance and event count checked. The control runs
+# without messaging.exactly_once and must find a transfer lost or doubled.
+keylane_smoke_example("transfers survive kill -9, each applied once per side"
+  transfers "killed 6\naccounts 200 checked 200 wrong 0 total 200000000 expected 200000000"
+  --drill 6 --accounts 200 --debits 2000 --seed 7
+  --state ${CMAKE_CURRENT_BINARY_DIR}/transfers-drill)
+keylane_smoke_example("transfers drill control: unkept messages are lost or doubled"
+  transfers "control: the drill found the loss or double it must find"
+  --drill 4 --accounts 200 --debits 2000 --seed 8 --control
+  --state ${CMAKE_CURRENT_BINARY_DIR}/transfers-control)
 add_test(NAME "readme: the messaging block is examples/transfers/account.hpp's"
   COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
           -DSOURCE=${PROJECT_SOURCE_DIR}/examples/transfers/account.hpp

@@ -38,6 +38,7 @@
 using namespace keylane;
 using keylane::detail::decode_state_record;
 using keylane::detail::encode_state_record;
+using keylane::detail::kept_message;
 using keylane::detail::state_record;
 namespace fs = std::filesystem;
 using test_support::child_pipe;
@@ -80,8 +81,19 @@ std::string failure_of(const caf::error& err) {
 }
 
 bool same(const state_record& x, const state_record& y) {
+  auto same_outbox = [](const auto& a, const auto& b) {
+    if (a.size() != b.size())
+      return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].to != b[i].to || a[i].number != b[i].number
+          || a[i].payload != b[i].payload)
+        return false;
+    return true;
+  };
   return x.events == y.events && x.origins == y.origins
-         && x.taken_at_ms == y.taken_at_ms && x.state == y.state;
+         && x.taken_at_ms == y.taken_at_ms && x.state == y.state
+         && x.sent == y.sent && same_outbox(x.outbox, y.outbox)
+         && x.inbox == y.inbox;
 }
 
 std::string random_bytes(std::mt19937_64& rng, size_t n) {
@@ -105,15 +117,28 @@ state_record random_record(std::mt19937_64& rng) {
   for (auto n = rng() % 5; n > 0; --n)
     r.advance("s" + random_bytes(rng, rng() % 12), pick({-1, 0, lo, hi}));
   r.state = random_bytes(rng, rng() % 4 == 0 ? 0 : rng() % 400);
+  if (rng() % 2 == 0) { // a key that sent or got messages
+    auto any_key = [&]() -> key {
+      if (rng() % 2 == 0)
+        return key{rng() >> (rng() % 64)};
+      return key{random_bytes(rng, rng() % 10)};
+    };
+    r.sent = rng() % 3 == 0 ? rng() : rng() % 1000;
+    for (auto n = rng() % 4; n > 0; --n)
+      r.outbox.push_back(kept_message{any_key(), rng() >> (rng() % 64),
+                                      random_bytes(rng, rng() % 30)});
+    for (auto n = rng() % 4; n > 0; --n)
+      r.receive(any_key(), rng() >> (rng() % 64));
+  }
   return r;
 }
 
 /// Header, `fields` and checksum, as an encoder that writes `fields`
 /// verbatim would: lets a test build records that pass the checksum but
 /// say impossible things.
-std::string seal(const std::string& fields) {
+std::string seal(const std::string& fields, char version = '\x01') {
   std::string out = "KLST";
-  out += '\x01';
+  out += version;
   uint64_t size = 4 + 1 + 8 + fields.size() + 8;
   for (int i = 0; i < 8; ++i)
     out += static_cast<char>(size >> (8 * i));
@@ -160,6 +185,38 @@ TEST_CASE("a state record keeps one position per stream, -1 for none",
   CHECK(r.position("orders/2") == -1);
   REQUIRE(r.origins.size() == 2);
   CHECK(r.origins[0].first == "orders/0"); // first seen, first kept
+}
+
+TEST_CASE("a state record without messages keeps the first version's bytes",
+          "[state][record][messaging]") {
+  state_record r;
+  r.events = 3;
+  r.state = "abc";
+  CHECK(encode_state_record(r)[4] == '\x01'); // readable by older builds
+  r.receive(key{"a"}, 1);
+  auto bytes = encode_state_record(r);
+  CHECK(bytes[4] == '\x02');
+  CHECK(same(get(decode_state_record(bytes)), r));
+}
+
+TEST_CASE("a state record keeps one number per sender, sorted, 0 for none",
+          "[state][record][messaging]") {
+  state_record r;
+  CHECK(r.received(key{"b"}) == 0);
+  r.receive(key{"b"}, 4);
+  r.receive(key{uint64_t{9}}, 2);
+  r.receive(key{"a"}, 7);
+  r.receive(key{uint64_t{3}}, 1);
+  r.receive(key{"b"}, 5);
+  CHECK(r.received(key{"b"}) == 5);
+  CHECK(r.received(key{"a"}) == 7);
+  CHECK(r.received(key{uint64_t{9}}) == 2);
+  CHECK(r.received(key{uint64_t{4}}) == 0);
+  REQUIRE(r.inbox.size() == 4);
+  CHECK(r.inbox[0].first == key{uint64_t{3}}); // integers first, by value
+  CHECK(r.inbox[1].first == key{uint64_t{9}});
+  CHECK(r.inbox[2].first == key{"a"});
+  CHECK(r.inbox[3].first == key{"b"});
 }
 
 TEST_CASE("changing any one byte of a state record makes it fail to decode",
@@ -238,6 +295,14 @@ TEST_CASE("a state record with a valid checksum but impossible fields is "
   CHECK_THAT(rejection(seal(std::string("\x01\x00\x80\x80\x80\x80\x10\x00",
                                         8))),
              Catch::Contains("origin count 4294967296 cannot fit"));
+  // Version 2: no state, sent 1, then an outbox count of 2^32; and one
+  // message whose target is no key (an unknown kind byte).
+  CHECK_THAT(rejection(seal(std::string("\x00\x00\x00\x00\x01\x80\x80\x80"
+                                        "\x80\x10", 10), '\x02')),
+             Catch::Contains("outbox count 4294967296 cannot fit"));
+  CHECK_THAT(rejection(seal(std::string("\x00\x00\x00\x00\x01\x01\x02zq"
+                                        "\x01\x00\x00", 12), '\x02')),
+             Catch::Contains("outbox target") && Catch::Contains("no key"));
   // An 11-byte varint for events.
   CHECK_THAT(rejection(seal(std::string(10, '\xff') + std::string(4, '\0'))),
              Catch::Contains("events at offset 13: varint overflows 64 bits"));

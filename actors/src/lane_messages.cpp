@@ -8,8 +8,11 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/logger.hpp"
 #include "keylane/detail/messaging.hpp"
+#include "keylane/detail/payload_ops.hpp"
 #include "keylane/detail/shard.hpp"
+#include "keylane/detail/state_record.hpp"
 
 namespace keylane::detail {
 
@@ -99,6 +102,37 @@ void lane::send_outbox() {
       host_->delayed_send(host_, m.delay, tell_timer_atom::value, m.timer);
   }
   outbox_.clear();
+}
+
+void lane::keep_outbox() {
+  auto& meta = state_->meta;
+  size_t left = 0; // what stays for `send_outbox`, at the front
+  auto keep_unkept = [this](outgoing& m, size_t& at) {
+    if (&outbox_[at] != &m)
+      outbox_[at] = std::move(m);
+    ++at;
+  };
+  for (auto& m : outbox_) {
+    if (!m.ev) {
+      keep_unkept(m, left); // a timer: armed as without state
+      continue;
+    }
+    auto bytes = parts_.ops.encode_message(*m.ev);
+    if (!bytes) {
+      // Sent as without `exactly_once`: late is better than never.
+      parts_.log.write(log_level::error,
+                       "messaging: a message of key " + key_.to_string()
+                         + " cannot be encoded, so it is sent unkept: "
+                         + render(bytes.error()));
+      keep_unkept(m, left);
+      continue;
+    }
+    auto number = ++meta.sent;
+    meta.outbox.push_back(kept_message{m.ev->k, number, std::move(*bytes)});
+    unsent_.push_back(
+      parts_.ops.keep_message(*m.ev, message_origin{key_, number}));
+  }
+  outbox_.resize(left);
 }
 
 void lane::drop_outbox() {

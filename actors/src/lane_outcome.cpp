@@ -57,6 +57,10 @@ void lane::settle(outcome status, std::string&& error, bool permanent) {
   if (status != outcome::failed) {
     if (state_)
       note_applied(status);
+    // Kept in the state before a write can take it: the write that makes
+    // the event's change durable keeps its messages too.
+    if (keeps_messages_ && !outbox_.empty())
+      keep_outbox();
     finish_current(status, std::move(error));
     if (!outbox_.empty())
       send_outbox();

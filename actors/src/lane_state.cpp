@@ -2,12 +2,15 @@
 // A lane's keyed state: loading it before the handler activates, undoing a
 // failed attempt's changes, counting each event once, and writing it.
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
+#include "keylane/detail/messaging.hpp"
+#include "keylane/detail/payload_ops.hpp"
 #include "keylane/detail/shard.hpp"
 #include "keylane/detail/state_record.hpp"
 #include "keylane/detail/state_service.hpp"
@@ -16,6 +19,7 @@
 namespace keylane::detail {
 
 bool lane::load_state() {
+  keeps_messages_ = false;
   auto* slot = handler_->keyed_state();
   if (!slot)
     return true;
@@ -41,11 +45,22 @@ bool lane::load_state() {
     slot->meta = state_record{};
   }
   state_ = slot;
+  keeps_messages_ = parts_.state.enabled() && parts_.cfg.messaging_exactly_once
+                    && parts_.ops.keep_message != nullptr;
   return true;
 }
 
 bool lane::begin_state_attempt() {
   redelivered_ = false;
+  if (const auto* o = current_->origin();
+      o && o->number <= state_->meta.received(o->sender)) {
+    // Sent again after a restart, and the state holds it already. Its
+    // sender forgets it once that is written.
+    redelivered_ = true;
+    delivered_.emplace_back(o->sender, o->number);
+    settle(outcome::skipped, {}, false);
+    return false;
+  }
   has_origin_ = state_->origin(*current_, origin_stream_, origin_pos_);
   if (has_origin_ && origin_pos_ <= state_->meta.position(origin_stream_)) {
     // The source delivered it again after a crash, and the state holds
@@ -81,6 +96,10 @@ void lane::note_applied(outcome status) {
     ++state_->meta.events;
   if (has_origin_)
     state_->meta.advance(origin_stream_, origin_pos_);
+  if (const auto* o = current_->origin()) {
+    state_->meta.receive(o->sender, o->number);
+    delivered_.emplace_back(o->sender, o->number);
+  }
 }
 
 void lane::note_finished(uint64_t seq) {
@@ -88,9 +107,19 @@ void lane::note_finished(uint64_t seq) {
     return;
   if (!state_) {
     // No state changed, but the event's source may wait to hear that it
-    // is durable: it is, as soon as what came before it is.
+    // is durable: it is, as soon as what came before it is. A kept message
+    // is then delivered as far as a key without state can take it.
     host_->state_out().seqs.push_back(seq);
+    if (const auto* o = current_ ? current_->origin() : nullptr)
+      host_->state_out().delivered.emplace_back(o->sender, o->number);
     return;
+  }
+  if (const auto* o = current_ ? current_->origin() : nullptr;
+      o && current_->status == outcome::failed) {
+    // Failed for good: done, as any failed event is, and not applied
+    // again when its sender sends it again after a restart.
+    state_->meta.receive(o->sender, o->number);
+    delivered_.emplace_back(o->sender, o->number);
   }
   applied_seqs_.push_back(seq);
   if (!state_dirty_) {
@@ -102,6 +131,19 @@ void lane::note_finished(uint64_t seq) {
       || (pol.state_checkpoint_events != 0
           && ++since_write_ >= pol.state_checkpoint_events))
     snapshot_due_ = true;
+}
+
+void lane::forget_delivered(std::vector<kept_message>& outbox) {
+  auto done = parts_.msg.take_delivered(key_);
+  if (done.empty())
+    return;
+  std::sort(done.begin(), done.end());
+  outbox.erase(std::remove_if(outbox.begin(), outbox.end(),
+                              [&](const kept_message& m) {
+                                return std::binary_search(
+                                  done.begin(), done.end(), m.number);
+                              }),
+               outbox.end());
 }
 
 void lane::checkpoint() {
@@ -127,7 +169,10 @@ void lane::take_snapshot() {
                        + render(bytes.error()));
     return;
   }
-  auto rec = state_->meta;
+  auto& meta = state_->meta;
+  if (!meta.outbox.empty())
+    forget_delivered(meta.outbox);
+  auto rec = meta;
   rec.state = std::move(*bytes);
   rec.taken_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
@@ -136,6 +181,10 @@ void lane::take_snapshot() {
   r.writes.push_back(state_entry{key_, encode_state_record(rec)});
   r.seqs = std::move(applied_seqs_);
   applied_seqs_.clear();
+  r.sends = std::move(unsent_);
+  unsent_.clear();
+  r.delivered = std::move(delivered_);
+  delivered_.clear();
   state_dirty_ = false;
   since_write_ = 0;
   if (policy().state_sync_mode == state_sync::every_event) {

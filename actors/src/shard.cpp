@@ -310,6 +310,10 @@ void shard::stage_state(state_round r) {
     state_out_.writes.push_back(std::move(w));
   for (auto s : r.seqs)
     state_out_.seqs.push_back(s);
+  for (auto& ev : r.sends)
+    state_out_.sends.push_back(std::move(ev));
+  for (auto& d : r.delivered)
+    state_out_.delivered.push_back(std::move(d));
 }
 
 void shard::finished(event_ptr ev) {

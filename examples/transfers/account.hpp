@@ -20,12 +20,23 @@ typename Inspector::result_type inspect(Inspector& f, account& x) {
 }
 
 /// An event of an account: a transfer out of it to `to`, or (`credit`) the
-/// money of a transfer coming in.
+/// money of a transfer coming in. `input` numbers the account's events from
+/// outside, 1, 2, ... (0: a credit another account told it), so that an
+/// input sent again after a crash is applied once (`state_origin` below).
 struct transfer {
   std::string to;
   long amount = 0;
   bool credit = false;
+  long input = 0;
 };
+
+// A codec: with one, keylane keeps each told credit in the sender's state
+// until the receiver's state holds it (`messaging.exactly_once`).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, transfer& x) {
+  return f(caf::meta::type_name("transfer"), x.to, x.amount, x.credit,
+           x.input);
+}
 
 // readme:begin
 // A transfer debits its account and tells the receiver to credit itself.
@@ -48,3 +59,17 @@ struct account_handler : keylane::stateful_handler<transfer, long, account> {
 // readme:end
 
 } // namespace transfers
+
+// Where an input sits in its account's stream of inputs.
+template <>
+struct keylane::state_origin<transfers::transfer> {
+  static constexpr bool available = true;
+  static bool of(const transfers::transfer& m, std::string& stream,
+                 int64_t& position) {
+    if (m.input == 0)
+      return false;
+    stream = "input";
+    position = m.input;
+    return true;
+  }
+};

@@ -5,6 +5,12 @@
 // must be what the accounts started with.
 //
 //   transfers --accounts 100 --transfers 100000 [--state DIR] [--seed N]
+//             [--exactly-once on|off]
+//
+// The kill -9 drill (drill.hpp) on a RocksDB directory:
+//
+//   transfers --drill KILLS --state DIR [--accounts N] [--debits N]
+//             [--seed N] [--control]
 
 #include <cstdio>
 #include <map>
@@ -17,6 +23,7 @@
 #include <command_line.hpp>
 
 #include "account.hpp"
+#include "drill.hpp"
 
 using transfers::transfer;
 
@@ -26,14 +33,45 @@ int main(int argc, char** argv) {
   long opening = 10000;
   uint64_t seed = 1;
   std::string dir;
+  std::string exactly_once = "on";
+  size_t kills = 0, debits = 200;
+  bool control = false, drill_run = false;
   keylane::cli::command_line cl{
     "transfers", "usage: transfers [--accounts N] [--transfers N] "
-                 "[--state DIR] [--seed N]\n"};
+                 "[--state DIR] [--seed N] [--exactly-once on|off]\n"
+                 "       transfers --drill KILLS --state DIR [--accounts N] "
+                 "[--debits N] [--seed N] [--control]\n"};
   cl.count("--accounts", accounts, 1, 1000000);
   cl.count("--transfers", count, 0, 100000000);
   cl.text("--state", dir);
   cl.app().add_option("--seed", seed, "random seed");
+  cl.app()
+    .add_option("--exactly-once", exactly_once,
+                "keep told credits in the sender's state (on) or not (off)")
+    ->check(CLI::IsMember({"on", "off"}));
+  cl.count("--drill", kills, 1, 1000);
+  cl.count("--debits", debits, 1, 1000000);
+  cl.app().add_flag("--control", control,
+                    "the drill without exactly-once: it must find a loss "
+                    "or a double");
+  cl.app().add_flag("--drill-run", drill_run, "one run of the drill")
+    ->group("");
   cl.parse(argc, argv);
+  if (kills != 0 || drill_run) {
+    if (dir.empty()) {
+      std::fprintf(stderr, "transfers: the drill needs --state DIR\n");
+      return 2;
+    }
+    transfers::drill_plan p;
+    p.accounts = accounts;
+    p.debits = debits;
+    p.seed = seed;
+    p.dir = dir;
+    p.exactly_once = exactly_once == "on" && !control;
+    if (drill_run)
+      return transfers::drill_run(p);
+    return transfers::drill(p, kills, control, "/proc/self/exe");
+  }
   keylane::settings cfg;
   cfg.order = keylane::order_mode::per_key;
   cfg.park = keylane::park_mode::none;
@@ -43,6 +81,7 @@ int main(int argc, char** argv) {
   cfg.state_store = dir.empty() ? keylane::state_backend::memory
                                 : keylane::state_backend::rocksdb;
   cfg.state_path = dir;
+  cfg.messaging_exactly_once = exactly_once == "on";
   std::mutex mtx;
   std::map<std::string, long> last; // each account's balance after its last event
   size_t refused = 0, failed = 0;

@@ -10,6 +10,7 @@
 #include "keylane/detail/components.hpp"
 #include "keylane/detail/runtime_parts.hpp"
 #include "keylane/usable_cpus.hpp"
+#include "kept_messages.hpp"
 
 namespace keylane::detail {
 
@@ -143,6 +144,32 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   raw->supervisor_ = std::move(actors.supervisor);
   raw->sink_ = std::move(actors.sink);
   raw->ingress_.attach_supervisor(raw->supervisor_);
+  auto window = c.window_auto ? std::max(c.window, c.window_max) : c.window;
+  if (window != unbounded && c.messaging_max_in_flight < window)
+    raw->log_.write(
+      log_level::warning,
+      "messaging.max_in_flight (" + std::to_string(c.messaging_max_in_flight)
+        + ") is below the window (" + std::to_string(window)
+        + "): when it fills, keys whose next event tells wait for units "
+          "held by messages queued behind such events (docs/messaging.md, "
+          "\"A full budget\")");
+  if (raw->state_->enabled()) {
+    raw->state_->on_messages(
+      [raw](std::vector<event_ptr>& sends,
+            const std::vector<std::pair<key, uint64_t>>& done) {
+        raw->messaging_.delivered(done);
+        raw->messaging_.send_kept(sends);
+      });
+    auto resent = resend_kept_messages(*raw->state_->store(),
+                                       raw->messaging_, raw->ops_, raw->log_);
+    if (!resent)
+      return std::move(resent.error()); // ~engine stops what was started
+    if (*resent != 0)
+      raw->log_.write(log_level::info,
+                      "messaging: " + std::to_string(*resent)
+                        + " kept messages sent again (their targets drop "
+                          "those they applied before)");
+  }
   raw->output_.start([raw] { own_thread_of = raw; });
   if (!c.metrics_listen.empty()) {
     if (!component_open_metrics_endpoint)
@@ -175,7 +202,10 @@ bool engine::drain(std::chrono::nanoseconds timeout) {
     return false;
   }
   auto settled = waiter_.wait_until(waiter::after(timeout), [&] {
-    return output_.delivered() + output_.lost() == ingress_.accepted()
+    // Messages kept for a state write are not accepted yet: the drain
+    // waits for them too (each ends in an output, which wakes this).
+    return (output_.delivered() + output_.lost() == ingress_.accepted()
+            && messaging_.in_flight() == 0)
            || stop_begun_.load(std::memory_order_acquire);
   });
   return settled && output_.delivered() == ingress_.accepted();

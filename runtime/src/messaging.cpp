@@ -84,10 +84,51 @@ void messaging::fire_timer(uint64_t id) {
     timers_.erase(i);
   }
   timers_fired_.fetch_add(1, std::memory_order_relaxed);
-  // Due: sent even past `max_in_flight` (nobody is left to refuse it to);
-  // `max_timers` bounds how far.
+  // `max_timers` bounds how far past `max_in_flight` this goes.
+  send_due(std::move(ev));
+}
+
+void messaging::send_due(event_ptr ev) {
+  // Nobody is left to refuse it to.
   in_flight_.fetch_add(1, std::memory_order_acq_rel);
   (void) send(std::move(ev));
+}
+
+void messaging::send_kept(std::vector<event_ptr>& evs) {
+  for (auto& ev : evs)
+    (void) send(std::move(ev)); // stopped: sent again after the restart
+  evs.clear();
+}
+
+namespace {
+// Delivered numbers waiting for senders that may never run again: past
+// this many they are forgotten here, and such a sender's record keeps the
+// messages until a restart sends them again, to be dropped at the target.
+constexpr size_t max_delivered = size_t{1} << 22;
+} // namespace
+
+void messaging::delivered(const std::vector<std::pair<key, uint64_t>>& done) {
+  if (done.empty())
+    return;
+  std::lock_guard<std::mutex> guard{delivered_mtx_};
+  if (delivered_count_ + done.size() > max_delivered) {
+    delivered_.clear();
+    delivered_count_ = 0;
+  }
+  for (const auto& [sender, number] : done)
+    delivered_[sender].push_back(number);
+  delivered_count_ += done.size();
+}
+
+std::vector<uint64_t> messaging::take_delivered(const key& sender) {
+  std::vector<uint64_t> out;
+  std::lock_guard<std::mutex> guard{delivered_mtx_};
+  if (auto i = delivered_.find(sender); i != delivered_.end()) {
+    out = std::move(i->second);
+    delivered_.erase(i);
+    delivered_count_ -= out.size();
+  }
+  return out;
 }
 
 messaging_counters messaging::counters() const {

@@ -5,7 +5,7 @@
 //
 //   offset  size  field
 //        0     4  magic "KLST"
-//        4     1  version (1)
+//        4     1  version (1, or 2 with messages)
 //        5     8  size of the whole record, uint64 little-endian
 //       13     *  events              varint
 //                 taken_at_ms         zigzag varint
@@ -13,6 +13,15 @@
 //                   per origin:       name length varint, name bytes,
 //                                     position zigzag varint
 //                 state length        varint, state bytes
+//                 (version 2 only:)
+//                 sent                varint
+//                 outbox count        varint
+//                   per message:      target key (as below), number varint,
+//                                     payload length varint, payload bytes
+//                 inbox count         varint
+//                   per sender:       sender key (as below), number varint
+//                 a key:              length varint, the bytes a store
+//                                     names it by (encode_state_key)
 //   size-8     8  checksum: stable_hash (FNV-1a 64) of every byte before
 //                 it, uint64 little-endian
 //
@@ -20,7 +29,8 @@
 // one damaged in place, so the message can say which. FNV-1a changes its
 // result for any one changed byte (each step is a bijection of the hash),
 // so a flipped byte is always caught; the checksum is no defence against
-// deliberate forgery, only against damage.
+// deliberate forgery, only against damage. A record without messages is
+// written as version 1, which readers before messaging read too.
 
 #include "keylane/detail/state_record.hpp"
 
@@ -29,6 +39,7 @@
 
 #include "keylane/errc.hpp"
 #include "keylane/key.hpp"
+#include "state_key.hpp"
 
 namespace keylane::detail {
 
@@ -36,6 +47,7 @@ namespace {
 
 constexpr std::string_view magic{"KLST"};
 constexpr uint8_t version = 1;
+constexpr uint8_t version_messages = 2;
 constexpr size_t header_size = 4 + 1 + 8;
 constexpr size_t checksum_size = 8;
 // Header, checksum and the smallest fields: three one-byte varints, an
@@ -158,7 +170,82 @@ private:
   size_t pos_ = 0;
 };
 
+// The inbox's order: integer keys first, by value, then string keys.
+bool sender_less(const key& a, const key& b) noexcept {
+  if (a.is_integer() != b.is_integer())
+    return a.is_integer();
+  if (a.is_integer())
+    return a.integer() < b.integer();
+  return a.str() < b.str();
+}
+
+caf::error read_key(field_reader& in, key& k, const char* field) {
+  std::string bytes;
+  if (auto err = in.bytes(bytes, field))
+    return err;
+  auto got = decode_state_key(bytes);
+  if (!got)
+    return malformed(std::string{field} + " ending at offset "
+                     + std::to_string(header_size + in.pos())
+                     + ": no key is stored as " + hex(bytes));
+  k = std::move(*got);
+  return caf::none;
+}
+
+caf::error read_messages(field_reader& in, state_record& r) {
+  uint64_t count = 0;
+  if (auto err = in.varint(r.sent, "sent"))
+    return err;
+  if (auto err = in.varint(count, "outbox count"))
+    return err;
+  // A message takes at least three bytes, a sender two.
+  if (count > in.left() / 3)
+    return malformed("outbox count " + std::to_string(count)
+                     + " cannot fit in the " + std::to_string(in.left())
+                     + " bytes that remain");
+  r.outbox.resize(static_cast<size_t>(count));
+  for (auto& m : r.outbox) {
+    if (auto err = read_key(in, m.to, "outbox target"))
+      return err;
+    if (auto err = in.varint(m.number, "outbox number"))
+      return err;
+    if (auto err = in.bytes(m.payload, "outbox payload"))
+      return err;
+  }
+  if (auto err = in.varint(count, "inbox count"))
+    return err;
+  if (count > in.left() / 2)
+    return malformed("inbox count " + std::to_string(count)
+                     + " cannot fit in the " + std::to_string(in.left())
+                     + " bytes that remain");
+  r.inbox.resize(static_cast<size_t>(count));
+  for (auto& [sender, number] : r.inbox) {
+    if (auto err = read_key(in, sender, "inbox sender"))
+      return err;
+    if (auto err = in.varint(number, "inbox number"))
+      return err;
+  }
+  return caf::none;
+}
+
 } // namespace
+
+uint64_t state_record::received(const key& sender) const noexcept {
+  auto i = std::lower_bound(
+    inbox.begin(), inbox.end(), sender,
+    [](const auto& e, const key& k) { return sender_less(e.first, k); });
+  return i != inbox.end() && i->first == sender ? i->second : 0;
+}
+
+void state_record::receive(const key& sender, uint64_t number) {
+  auto i = std::lower_bound(
+    inbox.begin(), inbox.end(), sender,
+    [](const auto& e, const key& k) { return sender_less(e.first, k); });
+  if (i != inbox.end() && i->first == sender)
+    i->second = number;
+  else
+    inbox.emplace(i, sender, number);
+}
 
 int64_t state_record::position(std::string_view stream) const noexcept {
   auto i = std::find_if(origins.begin(), origins.end(),
@@ -181,8 +268,9 @@ std::string encode_state_record(const state_record& r) {
   for (const auto& o : r.origins)
     names += o.first.size() + 20;
   out.reserve(min_size + 30 + names + r.state.size());
+  bool messages = r.sent != 0 || !r.outbox.empty() || !r.inbox.empty();
   out += magic;
-  out += static_cast<char>(version);
+  out += static_cast<char>(messages ? version_messages : version);
   put_u64(out, 0); // the size, known at the end
   put_varint(out, r.events);
   put_signed(out, r.taken_at_ms);
@@ -192,6 +280,20 @@ std::string encode_state_record(const state_record& r) {
     put_signed(out, pos);
   }
   put_bytes(out, r.state);
+  if (messages) {
+    put_varint(out, r.sent);
+    put_varint(out, r.outbox.size());
+    for (const auto& m : r.outbox) {
+      put_bytes(out, encode_state_key(m.to));
+      put_varint(out, m.number);
+      put_bytes(out, m.payload);
+    }
+    put_varint(out, r.inbox.size());
+    for (const auto& [sender, number] : r.inbox) {
+      put_bytes(out, encode_state_key(sender));
+      put_varint(out, number);
+    }
+  }
   std::string size;
   put_u64(size, out.size() + checksum_size);
   out.replace(magic.size() + 1, 8, size);
@@ -209,11 +311,13 @@ caf::expected<state_record> decode_state_record(std::string_view bytes) {
     return malformed("truncated: " + std::to_string(n)
                      + " bytes, shorter than the header");
   auto v = static_cast<uint8_t>(bytes[magic.size()]);
-  if (v != version)
+  if (v != version && v != version_messages)
     return malformed("unknown version " + std::to_string(v)
                      + " (this build reads version "
-                     + std::to_string(version)
-                     + "; a newer keylane wrote it?)");
+                     + std::to_string(version) + ", and "
+                     + std::to_string(version_messages)
+                     + " for records with messages; a newer keylane wrote "
+                       "it?)");
   if (n < header_size)
     return malformed("truncated: " + std::to_string(n)
                      + " bytes, shorter than the header");
@@ -264,6 +368,9 @@ caf::expected<state_record> decode_state_record(std::string_view bytes) {
   }
   if (auto err = in.bytes(r.state, "state"))
     return err;
+  if (v == version_messages)
+    if (auto err = read_messages(in, r))
+      return err;
   if (in.left() != 0)
     return malformed(std::to_string(in.left())
                      + (in.left() == 1 ? " unread byte" : " unread bytes")

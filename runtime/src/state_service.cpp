@@ -210,6 +210,11 @@ void state_service::on_durable(durable_fn fn) {
   durable_ = std::move(fn);
 }
 
+void state_service::on_messages(messages_fn fn) {
+  std::lock_guard<std::mutex> guard{durable_mtx_};
+  messages_ = std::move(fn);
+}
+
 void state_service::report(const std::vector<uint64_t>& seqs) {
   if (seqs.empty())
     return;
@@ -312,8 +317,14 @@ bool state_service::write_batch(
     evict();
     last_write_ = steady::now();
   }
-  for (auto& r : rounds)
+  for (auto& r : rounds) {
     report(r.seqs);
+    if (!r.sends.empty() || !r.delivered.empty()) {
+      std::lock_guard<std::mutex> guard{durable_mtx_};
+      if (messages_)
+        messages_(r.sends, r.delivered);
+    }
+  }
   return true;
 }
 

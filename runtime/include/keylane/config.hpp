@@ -312,11 +312,20 @@ struct settings {
 
   /// Most messages between keys (`tell`, `ask`, due timers) sent and not
   /// yet ended, over the runtime. A handler's `tell` or `ask` past it gets
-  /// `errc::messages_full` at once, never a wait.
-  size_t messaging_max_in_flight = 65536;
+  /// `errc::messages_full` at once, never a wait. A guard against runaway
+  /// fan-out, kept well above `window`: messages take window credit, so
+  /// the window already bounds them to about its size times the fan-out.
+  size_t messaging_max_in_flight = 1048576;
 
   /// Most `tell_after` timers pending at once; past it, `errc::timers_full`.
   size_t messaging_max_timers = 1000000;
+
+  /// Whether a stateful handler's `tell`s are kept in its key's state and
+  /// sent only once that state is written, and applied once by a stateful
+  /// target, across kill -9 and restarts (docs/messaging.md, "Exactly
+  /// once"). Off: they leave when the event ends, sooner, and a crash may
+  /// lose or repeat one. Needs a `state.store` and a payload codec.
+  bool messaging_exactly_once = true;
 
   // -- [log] ----------------------------------------------------------------
 

@@ -15,6 +15,7 @@
 #include "keylane/config.hpp"
 #include "keylane/config_loader.hpp"
 #include "keylane/detail/engine.hpp"
+#include "keylane/detail/kept_event.hpp"
 #include "keylane/event.hpp"
 #include "keylane/handler_registry.hpp"
 #include "keylane/log.hpp"
@@ -332,6 +333,27 @@ private:
           e->result = std::move(*r);
         }
         return detail::event_ptr{e.release()};
+      };
+    }
+    if constexpr (codec<Payload>::available) {
+      using kept = detail::kept_event<Payload, Result>;
+      ops.encode_message = [](const detail::event_base& ev) {
+        return codec<Payload>::encode(
+          static_cast<const event_type&>(ev).payload);
+      };
+      ops.keep_message = [](detail::event_base& ev,
+                            detail::message_origin o) -> detail::event_ptr {
+        auto& e = static_cast<event_type&>(ev);
+        return detail::event_ptr{
+          new kept(e.k, std::move(e.payload), std::move(o))};
+      };
+      ops.revive_message = [](const key& to, std::string_view payload,
+                              detail::message_origin o)
+        -> caf::expected<detail::event_ptr> {
+        auto p = codec<Payload>::decode(payload);
+        if (!p)
+          return std::move(p.error());
+        return detail::event_ptr{new kept(to, std::move(*p), std::move(o))};
       };
     }
     ops.revive = [](const parked_record& r)

@@ -173,11 +173,13 @@ private:
   void note_applied(outcome status);
   void note_finished(uint64_t seq);
   void take_snapshot();
+  void forget_delivered(std::vector<kept_message>& outbox);
   // Messages of the running attempt: sent when it ends well, else dropped.
   [[nodiscard]] bool in_attempt() const noexcept {
     return current_ != nullptr && !backing_off_;
   }
   void send_outbox();
+  void keep_outbox();
   void drop_outbox();
   void expire_ask(uint64_t ask, caf::timespan timeout);
   // Runs a callback of the handler's (not an attempt), then the queue.
@@ -269,6 +271,12 @@ private:
   };
   std::unordered_map<uint64_t, pending_ask> asks_;
   bool held_ = false;
+  // `messaging.exactly_once` for this key: its tells are kept in its state
+  // and leave with its next write (`unsent_`); the kept messages it
+  // applied go to their senders with that write (`delivered_`).
+  bool keeps_messages_ = false;
+  std::vector<event_ptr> unsent_;
+  std::vector<std::pair<keylane::key, uint64_t>> delivered_;
 };
 
 } // namespace keylane::detail

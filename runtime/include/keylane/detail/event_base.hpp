@@ -13,6 +13,12 @@ namespace keylane::detail {
 
 using clock = std::chrono::steady_clock;
 
+/// Who sent a message kept in its sender's state, and its number there.
+struct message_origin {
+  keylane::key sender;
+  uint64_t number = 0;
+};
+
 /// The type-erased part of an accepted event. One allocation carries an
 /// event from submit through its lane and the sink to the application.
 /// Owned by exactly one party at a time (ingress, supervisor, lane, sink,
@@ -29,6 +35,11 @@ struct event_base {
   /// An ask's target event ended (`flags & event_flags::asked`): sends the
   /// asker its outcome and result. Events that are not asks have none.
   virtual void answer() noexcept {}
+  /// A message kept in its sender's state (`messaging.exactly_once`): who
+  /// sent it, so that a stateful target applies it once. Null otherwise.
+  [[nodiscard]] virtual const message_origin* origin() const noexcept {
+    return nullptr;
+  }
   event_base(const event_base&) = delete;
   event_base& operator=(const event_base&) = delete;
 

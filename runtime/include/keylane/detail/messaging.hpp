@@ -6,9 +6,12 @@
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "keylane/detail/event_base.hpp"
 #include "keylane/errc.hpp"
+#include "keylane/key.hpp"
 
 namespace keylane::detail {
 
@@ -83,6 +86,28 @@ public:
   /// Timer `id` is due: sends its event, unless it was cancelled.
   void fire_timer(uint64_t id);
 
+  // -- kept messages (`messaging.exactly_once`) -------------------------------
+
+  /// Sends messages kept in their senders' written state; `send`'s rules.
+  void send_kept(std::vector<event_ptr>& evs);
+
+  /// Sends `ev`, which holds no unit, even past `max_in_flight`: it is due
+  /// (a timer that fired, a kept message sent again at start).
+  void send_due(event_ptr ev);
+
+  /// Kept messages (sender, number) whose targets' written state holds
+  /// them: their senders may forget them.
+  void delivered(const std::vector<std::pair<key, uint64_t>>& done);
+
+  /// The numbers of `sender`'s kept messages delivered since the last
+  /// call for it.
+  [[nodiscard]] std::vector<uint64_t> take_delivered(const key& sender);
+
+  /// Units reserved and not yet given back (`drain` waits for none).
+  [[nodiscard]] size_t in_flight() const noexcept {
+    return in_flight_.load(std::memory_order_acquire);
+  }
+
   [[nodiscard]] messaging_counters counters() const;
 
 private:
@@ -95,6 +120,10 @@ private:
   std::atomic<uint64_t> sent_{0}, refused_{0}, asks_{0}, ask_timeouts_{0},
     timers_fired_{0}, timers_cancelled_{0};
   std::atomic<uint64_t> next_ask_{1};
+
+  std::mutex delivered_mtx_;
+  std::unordered_map<key, std::vector<uint64_t>, key_hasher> delivered_;
+  size_t delivered_count_ = 0;
 
   mutable std::mutex timers_mtx_;
   std::unordered_map<uint64_t, event_ptr> timers_;

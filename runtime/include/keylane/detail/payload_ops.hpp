@@ -39,6 +39,18 @@ struct payload_ops {
     const key& k, std::string_view payload,
     const std::optional<std::string>& result)>
     unspill;
+  /// Set when the payload has a codec (`messaging.exactly_once` needs it):
+  /// the payload bytes of message `ev`, kept in its sender's state.
+  std::function<caf::expected<std::string>(const event_base& ev)>
+    encode_message;
+  /// The event that carries message `ev`'s payload (moved out of it) as
+  /// message `o`.
+  std::function<event_ptr(event_base& ev, message_origin o)> keep_message;
+  /// The event of message `o` to `to` from its kept bytes (sent again
+  /// after a restart).
+  std::function<caf::expected<event_ptr>(const key& to, std::string_view payload,
+                                         message_origin o)>
+    revive_message;
   /// Set when an event's payload can travel by value in a shard's inbox
   /// (`inbox_item`): `inline_fill` copies the payload of `submit`'s
   /// context into an item's bytes, `inline_event` builds the event of an

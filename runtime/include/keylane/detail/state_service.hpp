@@ -56,6 +56,11 @@ struct state_counters {
 class state_service {
 public:
   using durable_fn = std::function<void(const std::vector<uint64_t>& seqs)>;
+  /// Hears of a written round's kept messages: those to send, and those
+  /// whose targets' records now hold them.
+  using messages_fn = std::function<void(
+    std::vector<event_ptr>& sends,
+    const std::vector<std::pair<key, uint64_t>>& delivered)>;
 
   /// Opens the store `cfg` names (none: a service that keeps nothing).
   [[nodiscard]] static caf::expected<std::unique_ptr<state_service>>
@@ -84,6 +89,9 @@ public:
 
   /// Sets who hears of durable events (before events flow).
   void on_durable(durable_fn fn);
+
+  /// Sets who hears of written kept messages (before events flow).
+  void on_messages(messages_fn fn);
 
   /// Waits until everything staged so far is written or `timeout` passed;
   /// false on timeout (a store that keeps failing).
@@ -137,6 +145,7 @@ private:
   bool failing_ = false; // the last write failed
   std::chrono::steady_clock::time_point last_write_;
   durable_fn durable_;
+  messages_fn messages_;
   std::mutex durable_mtx_; // serialises reports (writer and write_now)
 
   std::atomic<uint64_t> loads_{0}, load_failures_{0}, writes_{0},

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// Messages that senders' written state still keeps, sent again when a
+// runtime starts: the run that kept them may have died before their
+// targets' state held them. A target that has them drops them.
+
+#include "kept_messages.hpp"
+
+#include <string>
+
+#include "keylane/detail/logger.hpp"
+#include "keylane/detail/messaging.hpp"
+#include "keylane/detail/payload_ops.hpp"
+#include "keylane/detail/state_record.hpp"
+#include "keylane/state_store.hpp"
+
+namespace keylane::detail {
+
+namespace {
+// The version byte of a record that may keep messages (state_record.cpp):
+// the others are skipped without decoding them.
+constexpr size_t version_at = 4;
+constexpr char version_messages = 2;
+} // namespace
+
+caf::expected<size_t> resend_kept_messages(state_store& store, messaging& msg,
+                                           const payload_ops& ops,
+                                           logger& log) {
+  if (!ops.revive_message)
+    return size_t{0}; // no payload codec: nothing was ever kept
+  size_t sent = 0;
+  caf::error failed;
+  auto err = store.scan([&](const key& k, std::string_view bytes) {
+    if (bytes.size() <= version_at || bytes[version_at] != version_messages)
+      return true;
+    auto rec = decode_state_record(bytes);
+    if (!rec) {
+      failed = std::move(rec.error()); // the lane refuses to load it too
+      return false;
+    }
+    for (auto& m : rec->outbox) {
+      auto ev = ops.revive_message(m.to, m.payload,
+                                   message_origin{k, m.number});
+      if (!ev) {
+        log.write(log_level::error,
+                  "messaging: message " + std::to_string(m.number)
+                    + " of key " + k.to_string() + " to key "
+                    + m.to.to_string()
+                    + " cannot be decoded, so it is not sent again: "
+                    + render(ev.error()));
+        continue;
+      }
+      msg.send_due(std::move(*ev));
+      ++sent;
+    }
+    return true;
+  });
+  if (err)
+    return err;
+  if (failed)
+    return failed;
+  return sent;
+}
+
+} // namespace keylane::detail

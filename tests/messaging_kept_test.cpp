@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exactly once with keyed state (messaging.exactly_once): a stateful
+// handler's tells are kept in its record, sent once it is written, sent
+// again at start, and applied once by a stateful target.
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <keylane/detail/state_record.hpp>
+#include <keylane/runtime.hpp>
+#include <keylane/state_store.hpp>
+#include <keylane/stateful_handler.hpp>
+
+#include "runtime_support.hpp"
+#include "temp_dir.hpp"
+
+namespace kl = keylane;
+using kl::detail::state_record;
+using namespace std::chrono_literals;
+using namespace runtime_support;
+
+namespace {
+
+struct seen {
+  std::vector<uint64_t> got;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, seen& x) {
+  return f(caf::meta::type_name("seen"), x.got);
+}
+
+using relay_rt = kl::runtime<uint64_t, uint64_t>;
+
+// A key keeps what it got; a payload of 1000 or more is told on to "t",
+// less 1000.
+struct relay : kl::stateful_handler<uint64_t, uint64_t, seen> {
+  void on_event(uint64_t& p, kl::completion<uint64_t> done) override {
+    state().got.push_back(p);
+    if (p >= 1000 && tell("t", p - 1000) != kl::errc::none)
+      return done.fail("not told");
+    done.ok(p);
+  }
+};
+
+kl::settings kept_settings(const std::string& dir) {
+  kl::settings s;
+  s.order = kl::order_mode::none;
+  s.state_store = kl::state_backend::rocksdb;
+  s.state_path = dir;
+  s.state_checkpoint_ms = 5;
+  return s;
+}
+
+kl::handler_factory relays() {
+  return [](const kl::handler_params&) { return std::make_unique<relay>(); };
+}
+
+std::string encoded(const seen& s) {
+  auto b = kl::codec<seen>::encode(s);
+  REQUIRE(b);
+  return *b;
+}
+
+std::string payload(uint64_t p) {
+  auto b = kl::codec<uint64_t>::encode(p);
+  REQUIRE(b);
+  return *b;
+}
+
+// The records of `dir`, read once the runtime is gone.
+std::map<std::string, state_record> records(const std::string& dir) {
+  auto st = kl::open_rocksdb_state_store(dir, true);
+  REQUIRE(st);
+  std::map<std::string, state_record> out;
+  auto err = (*st)->scan([&](const kl::key& k, std::string_view bytes) {
+    auto r = kl::detail::decode_state_record(bytes);
+    REQUIRE(r);
+    out[k.to_string()] = std::move(*r);
+    return true;
+  });
+  REQUIRE_FALSE(err);
+  return out;
+}
+
+seen state_of(const state_record& r) {
+  auto s = kl::codec<seen>::decode(r.state);
+  REQUIRE(s);
+  return std::move(*s);
+}
+
+void run_until_drained(const kl::settings& s,
+                       const std::vector<std::pair<std::string, uint64_t>>& in
+                       = {}) {
+  auto rt = start<relay_rt>(s, relays(), [](relay_rt::event_type&) {});
+  for (auto& [k, p] : in)
+    REQUIRE(rt->submit(k, uint64_t{p}));
+  REQUIRE(rt->drain(20s));
+  rt->stop();
+}
+
+} // namespace
+
+TEST_CASE("kept messages are sent again at start, and a target applies each once",
+          "[messaging][kept]") {
+  test_support::temp_dir dir;
+  auto s = kept_settings(dir.sub("state"));
+  {
+    // As a run that died left it: "s" kept three messages to "t", and
+    // "t"'s written state holds the first.
+    auto st = kl::open_rocksdb_state_store(s.state_path);
+    REQUIRE(st);
+    state_record from;
+    from.events = 3;
+    from.sent = 3;
+    for (uint64_t n = 1; n <= 3; ++n)
+      from.outbox.push_back(kl::detail::kept_message{kl::key{"t"}, n,
+                                                     payload(10 + n)});
+    from.state = encoded(seen{{1011, 1012, 1013}});
+    state_record to;
+    to.events = 1;
+    to.receive(kl::key{"s"}, 1);
+    to.state = encoded(seen{{11}});
+    REQUIRE_FALSE((*st)->write(
+      {{kl::key{"s"}, kl::detail::encode_state_record(from)},
+       {kl::key{"t"}, kl::detail::encode_state_record(to)}},
+      true));
+  }
+  run_until_drained(s);
+  auto after = records(s.state_path);
+  CHECK(state_of(after["t"]).got == std::vector<uint64_t>{11, 12, 13});
+  CHECK(after["t"].received(kl::key{"s"}) == 3);
+  CHECK(after["t"].events == 3);
+  // "s" did not run: it still keeps them, and the next start sends them
+  // again; "t" drops all three.
+  CHECK(after["s"].outbox.size() == 3);
+  run_until_drained(s);
+  after = records(s.state_path);
+  CHECK(state_of(after["t"]).got == std::vector<uint64_t>{11, 12, 13});
+  CHECK(after["t"].events == 3);
+}
+
+TEST_CASE("a kept message leaves only once its sender's state is written",
+          "[messaging][kept]") {
+  test_support::temp_dir dir;
+  for (bool kept : {true, false}) {
+    INFO("messaging.exactly_once = " << kept);
+    auto s = kept_settings(dir.sub(kept ? "on" : "off"));
+    s.messaging_exactly_once = kept;
+    s.state_checkpoint_ms = 300; // no write before the message, unless kept
+    std::atomic<uint64_t> writes_before{~uint64_t{0}};
+    relay_rt* self = nullptr;
+    std::atomic<bool> ready{false};
+    auto rt = start<relay_rt>(s, relays(), [&](relay_rt::event_type& e) {
+      if (e.key() == kl::key{"t"} && ready.load())
+        writes_before = self->stats().state_checkpoints;
+    });
+    self = rt.get();
+    ready = true;
+    REQUIRE(rt->submit("s", uint64_t{1007}));
+    REQUIRE(rt->drain(20s));
+    rt->stop();
+    REQUIRE(writes_before.load() != ~uint64_t{0});
+    if (kept)
+      CHECK(writes_before.load() >= 1);
+    else
+      CHECK(writes_before.load() == 0);
+    auto after = records(s.state_path);
+    CHECK(state_of(after["t"]).got == std::vector<uint64_t>{7});
+    CHECK(after["s"].sent == (kept ? 1u : 0u));
+    CHECK(after["t"].received(kl::key{"s"}) == (kept ? 1u : 0u));
+  }
+}
+
+TEST_CASE("kept messages from many senders reach their targets once each, in order",
+          "[messaging][kept]") {
+  test_support::temp_dir dir;
+  auto s = kept_settings(dir.sub("state"));
+  s.lane_linger_ms = 0; // senders retire and come back between their events
+  std::vector<std::pair<std::string, uint64_t>> in;
+  for (uint64_t i = 0; i < 200; ++i)
+    in.emplace_back("s" + std::to_string(i % 20), 1000 + i);
+  run_until_drained(s, in);
+  auto after = records(s.state_path);
+  auto got = state_of(after["t"]).got;
+  REQUIRE(got.size() == 200);
+  // Each sender's messages in its order; all of them, once.
+  std::map<uint64_t, uint64_t> last;
+  std::vector<uint64_t> sorted = got;
+  std::sort(sorted.begin(), sorted.end());
+  for (uint64_t i = 0; i < 200; ++i)
+    CHECK(sorted[i] == i);
+  for (auto v : got) {
+    auto sender = v % 20;
+    if (last.count(sender))
+      CHECK(v > last[sender]);
+    last[sender] = v;
+  }
+  for (uint64_t i = 0; i < 20; ++i)
+    CHECK(after["t"].received(kl::key{"s" + std::to_string(i)}) == 10);
+}
