@@ -172,13 +172,15 @@ void lane::take_snapshot() {
   auto& meta = state_->meta;
   if (!meta.outbox.empty())
     forget_delivered(meta.outbox);
-  auto rec = meta;
-  rec.state = std::move(*bytes);
-  rec.taken_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
+  // Encoded in place: a key that messages many keys has a long inbox,
+  // which a copy of the record would copy at every write.
+  meta.state = std::move(*bytes);
+  meta.taken_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
   state_round r;
-  r.writes.push_back(state_entry{key_, encode_state_record(rec)});
+  r.writes.push_back(state_entry{key_, encode_state_record(meta)});
+  meta.state = std::string{}; // not kept beside the live state
   r.seqs = std::move(applied_seqs_);
   applied_seqs_.clear();
   r.sends = std::move(unsent_);

@@ -4,8 +4,8 @@
 // itself. At the end every account's balance is read back and the total
 // must be what the accounts started with.
 //
-//   transfers --accounts 100 --transfers 100000 [--state DIR] [--seed N]
-//             [--exactly-once on|off]
+//   transfers --accounts 100 --transfers 100000 [--opening 10000]
+//             [--state DIR] [--seed N] [--exactly-once on|off]
 //
 // The kill -9 drill (drill.hpp) on a RocksDB directory:
 //
@@ -30,7 +30,7 @@ using transfers::transfer;
 int main(int argc, char** argv) {
   size_t accounts = 100;
   size_t count = 100000;
-  long opening = 10000;
+  size_t opening = 10000;
   uint64_t seed = 1;
   std::string dir;
   std::string exactly_once = "on";
@@ -38,11 +38,13 @@ int main(int argc, char** argv) {
   bool control = false, drill_run = false;
   keylane::cli::command_line cl{
     "transfers", "usage: transfers [--accounts N] [--transfers N] "
-                 "[--state DIR] [--seed N] [--exactly-once on|off]\n"
+                 "[--opening N] [--state DIR] [--seed N] "
+                 "[--exactly-once on|off]\n"
                  "       transfers --drill KILLS --state DIR [--accounts N] "
                  "[--debits N] [--seed N] [--control]\n"};
   cl.count("--accounts", accounts, 1, 1000000);
   cl.count("--transfers", count, 0, 100000000);
+  cl.count("--opening", opening, 0, 1000000000);
   cl.text("--state", dir);
   cl.app().add_option("--seed", seed, "random seed");
   cl.app()
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
     }
   };
   for (size_t i = 0; i < accounts; ++i)
-    submit(name(i), transfer{"", opening, true});
+    submit(name(i), transfer{"", long(opening), true});
   std::mt19937_64 rng{seed};
   for (size_t i = 0; i < count; ++i) {
     auto from = rng() % accounts;
@@ -131,7 +133,7 @@ int main(int argc, char** argv) {
   long total = 0;
   for (auto& [acct, balance] : last)
     total += balance;
-  long expected = long(accounts) * opening;
+  long expected = long(accounts) * long(opening);
   std::printf("accounts %zu transfers %zu refused %zu failed %zu messages %llu "
               "total %ld expected %ld %s\n",
               accounts, count, refused, failed,
