@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -119,7 +120,7 @@ TEST_CASE("kept messages are sent again at start, and a target applies each once
     from.events = 3;
     from.sent = 3;
     for (uint64_t n = 1; n <= 3; ++n)
-      from.outbox.push_back(kl::detail::kept_message{kl::key{"t"}, n,
+      from.outbox.push_back(kl::detail::kept_message{kl::key{"t"}, n, 0,
                                                      payload(10 + n)});
     from.state = encoded(seen{{1011, 1012, 1013}});
     state_record to;
@@ -203,4 +204,75 @@ TEST_CASE("kept messages from many senders reach their targets once each, in ord
   }
   for (uint64_t i = 0; i < 20; ++i)
     CHECK(after["t"].received(kl::key{"s" + std::to_string(i)}) == 10);
+}
+
+namespace {
+
+// 1 sets a timer to itself that brings 2 after 300 ms; 3 sets one that
+// would bring 4, and 5 cancels it. Every payload is kept in the state.
+struct ticker : kl::stateful_handler<uint64_t, uint64_t, seen> {
+  void on_event(uint64_t& p, kl::completion<uint64_t> done) override {
+    state().got.push_back(p);
+    if (p == 1 || p == 3) {
+      if (tell_after(300ms, current_key(), p + 1, pending)
+          != kl::errc::none)
+        return done.fail("no timer");
+    }
+    if (p == 5 && !cancel_timer(pending))
+      return done.fail("nothing to cancel");
+    done.ok(p);
+  }
+  kl::timer_id pending{};
+};
+
+void run_for(const kl::settings& s, std::chrono::milliseconds d,
+             const std::vector<std::pair<std::string, uint64_t>>& in = {}) {
+  auto rt = start<relay_rt>(
+    s, [](const kl::handler_params&) { return std::make_unique<ticker>(); },
+    [](relay_rt::event_type&) {});
+  for (auto& [k, p] : in)
+    REQUIRE(rt->submit(k, uint64_t{p}));
+  std::this_thread::sleep_for(d);
+  REQUIRE(rt->drain(20s));
+  rt->stop();
+}
+
+} // namespace
+
+TEST_CASE("a timer a key sets for itself is kept with its state: it fires "
+          "once, after a restart too, and a cancel is kept",
+          "[messaging][kept][timer]") {
+  test_support::temp_dir dir;
+  auto s = kept_settings(dir.sub("state"));
+  // Stopped before the timers are due: "k"'s is in its record; "c"
+  // cancelled its own (a timer id names a timer in this process only).
+  run_for(s, 50ms, {{"k", 1}, {"c", 3}, {"c", 5}});
+  auto after = records(s.state_path);
+  REQUIRE(after["k"].outbox.size() == 1);
+  CHECK(after["k"].outbox[0].due_ms > 0);
+  CHECK(after["c"].outbox.empty());
+  CHECK(after["c"].sent == 1);
+  // "k"'s fires in this run, once, and leaves the record with its effect.
+  run_for(s, 600ms);
+  after = records(s.state_path);
+  CHECK(state_of(after["k"]).got == std::vector<uint64_t>{1, 2});
+  CHECK(after["k"].outbox.empty());
+  CHECK(state_of(after["c"]).got == std::vector<uint64_t>{3, 5});
+  // Nothing fires again.
+  run_for(s, 500ms);
+  after = records(s.state_path);
+  CHECK(state_of(after["k"]).got == std::vector<uint64_t>{1, 2});
+  CHECK(state_of(after["c"]).got == std::vector<uint64_t>{3, 5});
+}
+
+TEST_CASE("without exactly_once a timer dies with the runtime",
+          "[messaging][kept][timer]") {
+  test_support::temp_dir dir;
+  auto s = kept_settings(dir.sub("state"));
+  s.messaging_exactly_once = false;
+  run_for(s, 50ms, {{"k", 1}});
+  run_for(s, 600ms);
+  auto after = records(s.state_path);
+  CHECK(state_of(after["k"]).got == std::vector<uint64_t>{1});
+  CHECK(after["k"].outbox.empty());
 }

@@ -86,7 +86,7 @@ bool same(const state_record& x, const state_record& y) {
       return false;
     for (size_t i = 0; i < a.size(); ++i)
       if (a[i].to != b[i].to || a[i].number != b[i].number
-          || a[i].payload != b[i].payload)
+          || a[i].due_ms != b[i].due_ms || a[i].payload != b[i].payload)
         return false;
     return true;
   };
@@ -125,8 +125,10 @@ state_record random_record(std::mt19937_64& rng) {
     };
     r.sent = rng() % 3 == 0 ? rng() : rng() % 1000;
     for (auto n = rng() % 4; n > 0; --n)
-      r.outbox.push_back(kept_message{any_key(), rng() >> (rng() % 64),
-                                      random_bytes(rng, rng() % 30)});
+      r.outbox.push_back(kept_message{
+        any_key(), rng() >> (rng() % 64),
+        rng() % 2 == 0 ? 0 : static_cast<int64_t>(rng()) >> (rng() % 64),
+        random_bytes(rng, rng() % 30)});
     for (auto n = rng() % 4; n > 0; --n)
       r.receive(any_key(), rng() >> (rng() % 64));
   }

@@ -3,6 +3,8 @@
 // answers to its asks.
 #include "keylane/detail/lane.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <utility>
 
@@ -20,25 +22,41 @@ errc lane::tell(event_ptr ev) {
   if (!parts_.msg.reserve())
     return errc::messages_full;
   if (in_attempt()) {
-    outbox_.push_back(outgoing{std::move(ev), 0, caf::timespan{0}});
+    outbox_.push_back(outgoing{std::move(ev), 0, caf::timespan{0}, false});
     return errc::none;
   }
   return parts_.msg.send(std::move(ev));
 }
 
 errc lane::tell_after(caf::timespan delay, event_ptr ev, uint64_t& id) {
+  bool self = ev->k == key_;
   id = parts_.msg.add_timer(std::move(ev));
   if (id == 0)
     return errc::timers_full;
   if (in_attempt())
-    outbox_.push_back(outgoing{nullptr, id, delay});
+    outbox_.push_back(outgoing{nullptr, id, delay, self});
   else
     host_->delayed_send(host_, delay, tell_timer_atom::value, id);
   return errc::none;
 }
 
 bool lane::cancel_timer(uint64_t id) {
-  return parts_.msg.cancel_timer(id);
+  event_ptr ev;
+  if (!parts_.msg.cancel_timer(id, &ev))
+    return false;
+  // A kept timer of this key's leaves its record with the next write; one
+  // of another key's stays in that key's record (docs/messaging.md).
+  if (const auto* o = ev ? ev->origin() : nullptr;
+      state_ && o && o->timer && o->sender == key_) {
+    auto& out = state_->meta.outbox;
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const kept_message& m) {
+                               return m.number == o->number;
+                             }),
+              out.end());
+    mark_state_dirty();
+  }
+  return true;
 }
 
 errc lane::ask(event_ptr ev, ask_route& route, caf::timespan timeout,
@@ -114,7 +132,9 @@ void lane::keep_outbox() {
   };
   for (auto& m : outbox_) {
     if (!m.ev) {
-      keep_unkept(m, left); // a timer: armed as without state
+      if (m.self)
+        keep_timer(m);
+      keep_unkept(m, left); // armed when the event ends, kept or not
       continue;
     }
     auto bytes = parts_.ops.encode_message(*m.ev);
@@ -128,11 +148,42 @@ void lane::keep_outbox() {
       continue;
     }
     auto number = ++meta.sent;
-    meta.outbox.push_back(kept_message{m.ev->k, number, std::move(*bytes)});
+    meta.outbox.push_back(
+      kept_message{m.ev->k, number, 0, std::move(*bytes)});
     unsent_.push_back(
       parts_.ops.keep_message(*m.ev, message_origin{key_, number}));
   }
   outbox_.resize(left);
+}
+
+// A timer to itself lives in the key's record until it fires into its
+// state: it needs no wait for a write, since its effect and its existence
+// are written together. It stays armed in the runtime's table as before.
+void lane::keep_timer(const outgoing& m) {
+  auto ev = parts_.msg.take_timer(m.timer);
+  if (!ev)
+    return; // cancelled within its own attempt
+  auto bytes = parts_.ops.encode_message(*ev);
+  if (!bytes) {
+    parts_.log.write(log_level::error,
+                     "messaging: a timer of key " + key_.to_string()
+                       + " cannot be encoded, so it is not kept: "
+                       + render(bytes.error()));
+    (void) parts_.msg.put_timer(m.timer, std::move(ev));
+    return;
+  }
+  auto& meta = state_->meta;
+  auto number = ++meta.sent;
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+               .count();
+  auto due = now
+             + std::chrono::duration_cast<std::chrono::milliseconds>(m.delay)
+                 .count();
+  meta.outbox.push_back(
+    kept_message{key_, number, std::max<int64_t>(due, 1), std::move(*bytes)});
+  (void) parts_.msg.put_timer(
+    m.timer, parts_.ops.keep_message(*ev, message_origin{key_, number, true}));
 }
 
 void lane::drop_outbox() {

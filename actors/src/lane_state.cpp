@@ -52,14 +52,24 @@ bool lane::load_state() {
 
 bool lane::begin_state_attempt() {
   redelivered_ = false;
-  if (const auto* o = current_->origin();
-      o && o->number <= state_->meta.received(o->sender)) {
-    // Sent again after a restart, and the state holds it already. Its
-    // sender forgets it once that is written.
-    redelivered_ = true;
-    delivered_.emplace_back(o->sender, o->number);
-    settle(outcome::skipped, {}, false);
-    return false;
+  if (const auto* o = current_->origin()) {
+    auto& meta = state_->meta;
+    bool done_before =
+      o->timer ? std::none_of(meta.outbox.begin(), meta.outbox.end(),
+                              [&](const kept_message& m) {
+                                return m.number == o->number;
+                              })
+               : o->number <= meta.received(o->sender);
+    if (done_before) {
+      // Sent again after a restart, and the state holds it already (a
+      // timer: fired into it, or cancelled). A sender forgets a message
+      // once that is written.
+      redelivered_ = true;
+      if (!o->timer)
+        delivered_.emplace_back(o->sender, o->number);
+      settle(outcome::skipped, {}, false);
+      return false;
+    }
   }
   has_origin_ = state_->origin(*current_, origin_stream_, origin_pos_);
   if (has_origin_ && origin_pos_ <= state_->meta.position(origin_stream_)) {
@@ -96,9 +106,29 @@ void lane::note_applied(outcome status) {
     ++state_->meta.events;
   if (has_origin_)
     state_->meta.advance(origin_stream_, origin_pos_);
-  if (const auto* o = current_->origin()) {
-    state_->meta.receive(o->sender, o->number);
-    delivered_.emplace_back(o->sender, o->number);
+  if (const auto* o = current_->origin())
+    end_kept(*o);
+}
+
+void lane::end_kept(const message_origin& o) {
+  auto& meta = state_->meta;
+  if (o.timer) {
+    // Fired into the state: out of the record in the same write.
+    meta.outbox.erase(std::remove_if(meta.outbox.begin(), meta.outbox.end(),
+                                     [&](const kept_message& m) {
+                                       return m.number == o.number;
+                                     }),
+                      meta.outbox.end());
+    return;
+  }
+  meta.receive(o.sender, o.number);
+  delivered_.emplace_back(o.sender, o.number);
+}
+
+void lane::mark_state_dirty() {
+  if (!state_dirty_) {
+    state_dirty_ = true;
+    host_->state_dirty(id_);
   }
 }
 
@@ -115,17 +145,10 @@ void lane::note_finished(uint64_t seq) {
     return;
   }
   if (const auto* o = current_ ? current_->origin() : nullptr;
-      o && current_->status == outcome::failed) {
-    // Failed for good: done, as any failed event is, and not applied
-    // again when its sender sends it again after a restart.
-    state_->meta.receive(o->sender, o->number);
-    delivered_.emplace_back(o->sender, o->number);
-  }
+      o && current_->status == outcome::failed)
+    end_kept(*o); // failed for good: done, as any failed event is
   applied_seqs_.push_back(seq);
-  if (!state_dirty_) {
-    state_dirty_ = true;
-    host_->state_dirty(id_);
-  }
+  mark_state_dirty();
   const auto& pol = policy();
   if (pol.state_sync_mode == state_sync::every_event
       || (pol.state_checkpoint_events != 0

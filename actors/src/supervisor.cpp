@@ -11,6 +11,7 @@
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
+#include "keylane/detail/messaging.hpp"
 #include "keylane/detail/stop_ledger.hpp"
 #include "keylane/park_store.hpp"
 
@@ -46,6 +47,8 @@ caf::behavior supervisor::make_behavior() {
     [this](trim_atom, uint64_t spawned) { on_trim(spawned); },
     [this](reload_atom, settings_ptr& live) { reconfigure(std::move(live)); },
     [this](locate_atom, uint64_t seq) { locate(seq); },
+    // A timer kept in a key's state, armed again at start.
+    [this](tell_timer_atom, uint64_t timer) { parts_.msg.fire_timer(timer); },
     [this](replay_atom, const key& k, op_reply& reply) {
       operate(true, k, std::move(reply));
     },

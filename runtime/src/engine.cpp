@@ -160,15 +160,19 @@ engine::start(settings cfg, handler_factory make, output_fn out,
         raw->messaging_.delivered(done);
         raw->messaging_.send_kept(sends);
       });
-    auto resent = resend_kept_messages(*raw->state_->store(),
-                                       raw->messaging_, raw->ops_, raw->log_);
+    auto resent = resend_kept_messages(
+      *raw->state_->store(), raw->messaging_, raw->ops_, raw->log_,
+      [raw](uint64_t id, caf::timespan delay) {
+        caf::delayed_anon_send(raw->supervisor_, delay,
+                               tell_timer_atom::value, id);
+      });
     if (!resent)
       return std::move(resent.error()); // ~engine stops what was started
     if (*resent != 0)
       raw->log_.write(log_level::info,
                       "messaging: " + std::to_string(*resent)
-                        + " kept messages sent again (their targets drop "
-                          "those they applied before)");
+                        + " kept messages sent again and timers armed again "
+                          "(their targets drop those they applied before)");
   }
   raw->output_.start([raw] { own_thread_of = raw; });
   if (!c.metrics_listen.empty()) {

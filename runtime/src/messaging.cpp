@@ -59,7 +59,7 @@ void messaging::drop_timer(uint64_t id) {
   }
 }
 
-bool messaging::cancel_timer(uint64_t id) {
+bool messaging::cancel_timer(uint64_t id, event_ptr* out) {
   event_ptr ev; // freed after the lock
   {
     std::lock_guard<std::mutex> guard{timers_mtx_};
@@ -70,7 +70,27 @@ bool messaging::cancel_timer(uint64_t id) {
     timers_.erase(i);
   }
   timers_cancelled_.fetch_add(1, std::memory_order_relaxed);
+  if (out)
+    *out = std::move(ev);
   return true;
+}
+
+event_ptr messaging::take_timer(uint64_t id) {
+  std::lock_guard<std::mutex> guard{timers_mtx_};
+  auto i = timers_.find(id);
+  if (i == timers_.end())
+    return nullptr;
+  auto ev = std::move(i->second);
+  timers_.erase(i);
+  return ev;
+}
+
+uint64_t messaging::put_timer(uint64_t id, event_ptr ev) {
+  std::lock_guard<std::mutex> guard{timers_mtx_};
+  if (id == 0)
+    id = next_timer_++;
+  timers_[id] = std::move(ev);
+  return id;
 }
 
 void messaging::fire_timer(uint64_t id) {

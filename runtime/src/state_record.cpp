@@ -17,7 +17,8 @@
 //                 sent                varint
 //                 outbox count        varint
 //                   per message:      target key (as below), number varint,
-//                                     payload length varint, payload bytes
+//                                     due_ms zigzag varint, payload length
+//                                     varint, payload bytes
 //                 inbox count         varint
 //                   per sender:       sender key (as below), number varint
 //                 a key:              length varint, the bytes a store
@@ -198,8 +199,8 @@ caf::error read_messages(field_reader& in, state_record& r) {
     return err;
   if (auto err = in.varint(count, "outbox count"))
     return err;
-  // A message takes at least three bytes, a sender two.
-  if (count > in.left() / 3)
+  // A message takes at least four bytes, a sender two.
+  if (count > in.left() / 4)
     return malformed("outbox count " + std::to_string(count)
                      + " cannot fit in the " + std::to_string(in.left())
                      + " bytes that remain");
@@ -208,6 +209,8 @@ caf::error read_messages(field_reader& in, state_record& r) {
     if (auto err = read_key(in, m.to, "outbox target"))
       return err;
     if (auto err = in.varint(m.number, "outbox number"))
+      return err;
+    if (auto err = in.signed_varint(m.due_ms, "outbox due_ms"))
       return err;
     if (auto err = in.bytes(m.payload, "outbox payload"))
       return err;
@@ -286,6 +289,7 @@ std::string encode_state_record(const state_record& r) {
     for (const auto& m : r.outbox) {
       put_bytes(out, encode_state_key(m.to));
       put_varint(out, m.number);
+      put_signed(out, m.due_ms);
       put_bytes(out, m.payload);
     }
     put_varint(out, r.inbox.size());

@@ -143,8 +143,11 @@ protected:
 
   /// As `tell`, delivered `delay` later: a timer, armed when the event ends
   /// ok (at once outside an attempt), that outlives this lane (a timer to
-  /// a key without a lane starts one) but not the process. `id` names it
-  /// for `cancel_timer`. `errc::timers_full` past `messaging.max_timers`.
+  /// a key without a lane starts one). It dies with the process, except a
+  /// timer a stateful handler sets for its own key inside an attempt
+  /// (`messaging.exactly_once`): that one is kept in the key's state until
+  /// it fires into it, across restarts. `id` names it for `cancel_timer`
+  /// in this process. `errc::timers_full` past `messaging.max_timers`.
   [[nodiscard]] errc tell_after(caf::timespan delay, const key& k,
                                 Payload payload, timer_id& id) {
     return this->send_timer(

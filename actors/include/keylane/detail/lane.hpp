@@ -174,6 +174,10 @@ private:
   void note_finished(uint64_t seq);
   void take_snapshot();
   void forget_delivered(std::vector<kept_message>& outbox);
+  struct outgoing;
+  void keep_timer(const outgoing& m);
+  void end_kept(const message_origin& o);
+  void mark_state_dirty();
   // Messages of the running attempt: sent when it ends well, else dropped.
   [[nodiscard]] bool in_attempt() const noexcept {
     return current_ != nullptr && !backing_off_;
@@ -263,6 +267,7 @@ private:
     event_ptr ev;
     uint64_t timer;
     caf::timespan delay;
+    bool self; // a timer to this key
   };
   std::vector<outgoing> outbox_;
   struct pending_ask {

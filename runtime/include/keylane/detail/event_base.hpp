@@ -13,10 +13,13 @@ namespace keylane::detail {
 
 using clock = std::chrono::steady_clock;
 
-/// Who sent a message kept in its sender's state, and its number there.
+/// Who sent a message kept in its sender's state, and its number there;
+/// `timer`: a timer the key set to itself, kept until it fires into its
+/// state.
 struct message_origin {
   keylane::key sender;
   uint64_t number = 0;
+  bool timer = false;
 };
 
 /// The type-erased part of an accepted event. One allocation carries an

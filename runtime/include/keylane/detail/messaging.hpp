@@ -80,8 +80,17 @@ public:
   /// it failed).
   void drop_timer(uint64_t id);
 
-  /// Cancels timer `id`: true if it was pending (it will never fire).
-  bool cancel_timer(uint64_t id);
+  /// Cancels timer `id`: true if it was pending (it will never fire); its
+  /// event goes to `ev` if given.
+  bool cancel_timer(uint64_t id, event_ptr* ev = nullptr);
+
+  /// Takes timer `id`'s event out (null if it is not pending), to be put
+  /// back with `put_timer`.
+  [[nodiscard]] event_ptr take_timer(uint64_t id);
+
+  /// Makes `ev` the event of timer `id` (taken, or from an earlier run);
+  /// 0 for `id` gives it a fresh id. Not bounded: the timer exists already.
+  uint64_t put_timer(uint64_t id, event_ptr ev);
 
   /// Timer `id` is due: sends its event, unless it was cancelled.
   void fire_timer(uint64_t id);

@@ -20,6 +20,9 @@ struct kept_message {
   keylane::key to;
   /// The sender's number for it: 1, 2, ... over the sender's whole life.
   uint64_t number = 0;
+  /// For a timer the key set to itself (`tell_after`): when it is due, in
+  /// milliseconds since the Unix epoch; 0 for a message to send now.
+  int64_t due_ms = 0;
   /// The payload's codec bytes.
   std::string payload;
 };
@@ -39,7 +42,9 @@ struct state_record {
   /// Messages this key numbered so far (the last `kept_message::number`).
   uint64_t sent = 0;
   /// Its messages that may not have reached their target's state yet:
-  /// sent again (and dropped there if they had) after a restart.
+  /// sent again (and dropped there if they had) after a restart; and its
+  /// timers to itself that have not fired into its state yet: armed again
+  /// after a restart.
   std::vector<kept_message> outbox;
   /// For each key that sent this one messages, the number of the last one
   /// applied (integer keys first, by value, then string keys by bytes): a
