@@ -108,6 +108,14 @@ const std::vector<std::pair<std::string, std::string>> contract{
   {"keylane_state_write_failures_total", "counter"},
   {"keylane_state_pending", "gauge"},
   {"keylane_state_checkpoint_age_seconds", "gauge"},
+  {"keylane_messages_sent_total", "counter"},
+  {"keylane_messages_refused_total", "counter"},
+  {"keylane_messages_in_flight", "gauge"},
+  {"keylane_asks_total", "counter"},
+  {"keylane_ask_timeouts_total", "counter"},
+  {"keylane_timers_pending", "gauge"},
+  {"keylane_timers_fired_total", "counter"},
+  {"keylane_timers_cancelled_total", "counter"},
 };
 
 std::string outcome(const char* name) {

@@ -169,6 +169,28 @@ metric_families(const keylane::stats& s,
           "While key states wait to be written: seconds since the last "
           "state batch was written; 0 when nothing waits.",
           seconds(s.state_checkpoint_age)),
+    counter("keylane_messages_sent_total",
+            "Messages between keys sent (tell, ask, fired timers, kept "
+            "messages sent again at start).",
+            d(s.messages_sent)),
+    counter("keylane_messages_refused_total",
+            "tell and ask calls refused with messages_full "
+            "(messaging.max_in_flight).",
+            d(s.messages_refused)),
+    gauge("keylane_messages_in_flight",
+          "Messages sent, held by a running attempt or kept for a state "
+          "write, whose events have not ended.",
+          d(s.messages_in_flight)),
+    counter("keylane_asks_total", "asks sent.", d(s.asks)),
+    counter("keylane_ask_timeouts_total",
+            "asks answered with ask_timeout.", d(s.ask_timeouts)),
+    gauge("keylane_timers_pending", "tell_after timers waiting to fire.",
+          d(s.timers_pending)),
+    counter("keylane_timers_fired_total", "tell_after timers that fired.",
+            d(s.timers_fired)),
+    counter("keylane_timers_cancelled_total",
+            "tell_after timers cancelled before they fired.",
+            d(s.timers_cancelled)),
   };
   // The counters the actors publish, from their one list.
 #define KEYLANE_X(field, kind, metric_name, help_text)                         \
