@@ -150,7 +150,7 @@ void lane::keep_outbox() {
     auto number = ++meta.sent;
     meta.outbox.push_back(
       kept_message{m.ev->k, number, 0, std::move(*bytes)});
-    unsent_.push_back(
+    state_->unsent.push_back(
       parts_.ops.keep_message(*m.ev, message_origin{key_, number}));
   }
   outbox_.resize(left);

@@ -59,7 +59,7 @@ void lane::settle(outcome status, std::string&& error, bool permanent) {
       note_applied(status);
     // Kept in the state before a write can take it: the write that makes
     // the event's change durable keeps its messages too.
-    if (keeps_messages_ && !outbox_.empty())
+    if (!outbox_.empty() && keeps_messages_)
       keep_outbox();
     finish_current(status, std::move(error));
     if (!outbox_.empty())

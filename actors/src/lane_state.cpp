@@ -66,7 +66,7 @@ bool lane::begin_state_attempt() {
       // once that is written.
       redelivered_ = true;
       if (!o->timer)
-        delivered_.emplace_back(o->sender, o->number);
+        state_->delivered.emplace_back(o->sender, o->number);
       settle(outcome::skipped, {}, false);
       return false;
     }
@@ -122,7 +122,7 @@ void lane::end_kept(const message_origin& o) {
     return;
   }
   meta.receive(o.sender, o.number);
-  delivered_.emplace_back(o.sender, o.number);
+  state_->delivered.emplace_back(o.sender, o.number);
 }
 
 void lane::mark_state_dirty() {
@@ -206,10 +206,10 @@ void lane::take_snapshot() {
   meta.state = std::string{}; // not kept beside the live state
   r.seqs = std::move(applied_seqs_);
   applied_seqs_.clear();
-  r.sends = std::move(unsent_);
-  unsent_.clear();
-  r.delivered = std::move(delivered_);
-  delivered_.clear();
+  r.sends = std::move(state_->unsent);
+  state_->unsent.clear();
+  r.delivered = std::move(state_->delivered);
+  state_->delivered.clear();
   state_dirty_ = false;
   since_write_ = 0;
   if (policy().state_sync_mode == state_sync::every_event) {

@@ -240,6 +240,9 @@ private:
   bool snapshot_due_ = false; // a checkpoint came while an event ran
   bool redelivered_ = false;  // the running event was applied before
   bool has_origin_ = false;   // and its source position, if it has one
+  // `messaging.exactly_once` for this key: its tells are kept in its state
+  // (state_slot::unsent, ::delivered).
+  bool keeps_messages_ = false;
 
   std::string broken_; // non-empty: every event fails with this reason
   // Non-empty: the handler could not be built or activated. Each attempt
@@ -276,12 +279,6 @@ private:
   };
   std::unordered_map<uint64_t, pending_ask> asks_;
   bool held_ = false;
-  // `messaging.exactly_once` for this key: its tells are kept in its state
-  // and leave with its next write (`unsent_`); the kept messages it
-  // applied go to their senders with that write (`delivered_`).
-  bool keeps_messages_ = false;
-  std::vector<event_ptr> unsent_;
-  std::vector<std::pair<keylane::key, uint64_t>> delivered_;
 };
 
 } // namespace keylane::detail

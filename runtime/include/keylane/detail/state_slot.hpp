@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -34,6 +36,11 @@ public:
                       int64_t& position) = 0;
 
   state_record meta;
+  /// Messages kept in `meta` that leave with its next write; and the
+  /// kept messages of other keys applied here, which their senders may
+  /// forget once that write is done (`messaging.exactly_once`).
+  std::vector<event_ptr> unsent;
+  std::vector<std::pair<keylane::key, uint64_t>> delivered;
 };
 
 } // namespace keylane::detail
