@@ -36,7 +36,7 @@ errc lane::tell_after(caf::timespan delay, event_ptr ev, uint64_t& id) {
   if (in_attempt())
     outbox_.push_back(outgoing{nullptr, id, delay, self});
   else
-    host_->delayed_send(host_, delay, tell_timer_atom::value, id);
+    parts_.msg.arm_timer(id, delay);
   return errc::none;
 }
 
@@ -117,7 +117,7 @@ void lane::send_outbox() {
     if (m.ev)
       (void) parts_.msg.send(std::move(m.ev)); // stopped: dropped, counted
     else
-      host_->delayed_send(host_, m.delay, tell_timer_atom::value, m.timer);
+      parts_.msg.arm_timer(m.timer, m.delay);
   }
   outbox_.clear();
 }

@@ -89,9 +89,6 @@ caf::behavior shard::make_behavior() {
                      std::move(box));
       end_round();
     },
-    [this](tell_timer_atom, uint64_t timer) {
-      parts_.msg.fire_timer(timer);
-    },
     [this](trim_atom, uint64_t starts) {
       trim_armed_ = false;
       if (!lanes_.empty())

@@ -47,7 +47,7 @@ caf::behavior supervisor::make_behavior() {
     [this](trim_atom, uint64_t spawned) { on_trim(spawned); },
     [this](reload_atom, settings_ptr& live) { reconfigure(std::move(live)); },
     [this](locate_atom, uint64_t seq) { locate(seq); },
-    // A timer kept in a key's state, armed again at start.
+    // Every tell_after timer fires here (messaging::arm_timer).
     [this](tell_timer_atom, uint64_t timer) { parts_.msg.fire_timer(timer); },
     [this](replay_atom, const key& k, op_reply& reply) {
       operate(true, k, std::move(reply));

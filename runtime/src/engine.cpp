@@ -144,6 +144,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   raw->supervisor_ = std::move(actors.supervisor);
   raw->sink_ = std::move(actors.sink);
   raw->ingress_.attach_supervisor(raw->supervisor_);
+  raw->messaging_.use_timer_actor(raw->supervisor_);
   auto window = c.window_auto ? std::max(c.window, c.window_max) : c.window;
   if (window != unbounded && c.messaging_max_in_flight < window)
     raw->log_.write(
@@ -163,8 +164,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
     auto resent = resend_kept_messages(
       *raw->state_->store(), raw->messaging_, raw->ops_, raw->log_,
       [raw](uint64_t id, caf::timespan delay) {
-        caf::delayed_anon_send(raw->supervisor_, delay,
-                               tell_timer_atom::value, id);
+        raw->messaging_.arm_timer(id, delay);
       });
     if (!resent)
       return std::move(resent.error()); // ~engine stops what was started

@@ -3,7 +3,10 @@
 
 #include <utility>
 
+#include <caf/send.hpp>
+
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/messages.hpp"
 
 namespace keylane::detail {
 
@@ -106,6 +109,13 @@ void messaging::fire_timer(uint64_t id) {
   timers_fired_.fetch_add(1, std::memory_order_relaxed);
   // `max_timers` bounds how far past `max_in_flight` this goes.
   send_due(std::move(ev));
+}
+
+void messaging::arm_timer(uint64_t id, caf::timespan delay) {
+  // One actor, one clock queue: two timers of a key fire in due order even
+  // when the key's lane moved to another shard in between (a kill -9 drill
+  // saw them cross when each shard fired its own).
+  caf::delayed_anon_send(timer_actor_, delay, tell_timer_atom::value, id);
 }
 
 void messaging::send_due(event_ptr ev) {

@@ -9,6 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include <caf/actor.hpp>
+#include <caf/timespan.hpp>
+
 #include "keylane/detail/event_base.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/key.hpp"
@@ -95,6 +98,13 @@ public:
   /// Timer `id` is due: sends its event, unless it was cancelled.
   void fire_timer(uint64_t id);
 
+  /// Sets the one actor that fires every timer (before events flow): a
+  /// key's timers then fire in due order whichever shard armed them.
+  void use_timer_actor(caf::actor a) { timer_actor_ = std::move(a); }
+
+  /// Fires timer `id` after `delay`, through the timer actor.
+  void arm_timer(uint64_t id, caf::timespan delay);
+
   // -- kept messages (`messaging.exactly_once`) -------------------------------
 
   /// Sends messages kept in their senders' written state; `send`'s rules.
@@ -134,6 +144,7 @@ private:
   std::unordered_map<key, std::vector<uint64_t>, key_hasher> delivered_;
   size_t delivered_count_ = 0;
 
+  caf::actor timer_actor_;
   mutable std::mutex timers_mtx_;
   std::unordered_map<uint64_t, event_ptr> timers_;
   uint64_t next_timer_ = 1;
