@@ -2,6 +2,7 @@
 #include "keylane/detail/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <string>
 
@@ -161,6 +162,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
         raw->messaging_.delivered(done);
         raw->messaging_.send_kept(sends);
       });
+    auto scan_began = std::chrono::steady_clock::now();
     auto resent = resend_kept_messages(
       *raw->state_->store(), raw->messaging_, raw->ops_, raw->log_,
       [raw](uint64_t id, caf::timespan delay) {
@@ -172,7 +174,13 @@ engine::start(settings cfg, handler_factory make, output_fn out,
       raw->log_.write(log_level::info,
                       "messaging: " + std::to_string(*resent)
                         + " kept messages sent again and timers armed again "
-                          "(their targets drop those they applied before)");
+                          "(their targets drop those they applied before); "
+                          "reading the state store for them took "
+                        + std::to_string(
+                          std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - scan_began)
+                            .count())
+                        + " ms");
   }
   raw->output_.start([raw] { own_thread_of = raw; });
   if (!c.metrics_listen.empty()) {
