@@ -146,6 +146,37 @@ TEST_CASE("kept messages are sent again at start, and a target applies each once
   CHECK(after["t"].events == 3);
 }
 
+TEST_CASE("a damaged record keeps no runtime from starting; the others' "
+          "kept messages are sent again",
+          "[messaging][kept]") {
+  test_support::temp_dir dir;
+  auto s = kept_settings(dir.sub("state"));
+  {
+    auto st = kl::open_rocksdb_state_store(s.state_path);
+    REQUIRE(st);
+    state_record from;
+    from.sent = 1;
+    from.outbox.push_back(kl::detail::kept_message{kl::key{"t"}, 1, 0,
+                                                   payload(21)});
+    from.state = encoded(seen{{1021}});
+    auto bad = kl::detail::encode_state_record(from);
+    bad[bad.size() - 1] ^= 1; // its checksum no longer holds
+    REQUIRE_FALSE((*st)->write(
+      {{kl::key{"s"}, kl::detail::encode_state_record(from)},
+       {kl::key{"x"}, bad}},
+      true));
+  }
+  run_until_drained(s);
+  auto st = kl::open_rocksdb_state_store(s.state_path, true);
+  REQUIRE(st);
+  auto t = (*st)->read(kl::key{"t"});
+  REQUIRE(t);
+  REQUIRE(*t);
+  auto rec = kl::detail::decode_state_record(**t);
+  REQUIRE(rec);
+  CHECK(state_of(*rec).got == std::vector<uint64_t>{21});
+}
+
 TEST_CASE("a kept message leaves only once its sender's state is written",
           "[messaging][kept]") {
   test_support::temp_dir dir;

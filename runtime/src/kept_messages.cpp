@@ -31,14 +31,19 @@ caf::expected<size_t> resend_kept_messages(state_store& store, messaging& msg,
   if (!ops.revive_message)
     return size_t{0}; // no payload codec: nothing was ever kept
   size_t sent = 0;
-  caf::error failed;
   auto err = store.scan([&](const key& k, std::string_view bytes) {
     if (bytes.size() <= version_at || bytes[version_at] != version_messages)
       return true;
     auto rec = decode_state_record(bytes);
     if (!rec) {
-      failed = std::move(rec.error()); // the lane refuses to load it too
-      return false;
+      // The key's lane refuses to load it too, so its events park (or
+      // fail) with the reason; the other keys start as usual.
+      log.write(log_level::error,
+                "messaging: the state of key " + k.to_string()
+                  + " cannot be read, so the messages it keeps are not "
+                    "sent again: "
+                  + render(rec.error()));
+      return true;
     }
     auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
                  std::chrono::system_clock::now().time_since_epoch())
@@ -74,8 +79,6 @@ caf::expected<size_t> resend_kept_messages(state_store& store, messaging& msg,
   });
   if (err)
     return err;
-  if (failed)
-    return failed;
   return sent;
 }
 
