@@ -146,8 +146,8 @@ TEST_CASE("kept messages are sent again at start, and a target applies each once
   CHECK(after["t"].events == 3);
 }
 
-TEST_CASE("a damaged record keeps no runtime from starting; the others' "
-          "kept messages are sent again",
+TEST_CASE("a damaged record keeps no runtime from starting, and the "
+          "others' kept messages are sent again",
           "[messaging][kept]") {
   test_support::temp_dir dir;
   auto s = kept_settings(dir.sub("state"));
