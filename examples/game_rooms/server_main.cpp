@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   cl.count("--io-threads", io_threads, 1);
   cl.text("--state", state_dir);
   cl.count("--linger-ms", linger, 0);
-  cl.count("--lane-batch", lane_batch, 1);
+  cl.count("--lane-batch", lane_batch, 1, 1000000);
   cl.count("--max-message", max_message, 16);
   cl.count("--outbound-kb", outbound_kb, 1);
   cl.count("--sndbuf", sndbuf, 0);
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     // rooms with players must never be the ones retired to make room.
     cfg.runtime.max_active_keys = 2 * max_rooms;
     cfg.runtime.lane_linger_ms = linger;
-    cfg.runtime.lane_batch = lane_batch;
+    cfg.turn_budget = lane_batch; // the rooms' own, not every key's
     cfg.runtime.key_backlog = 4096;
     cfg.runtime.window = 1 << 20;
     cfg.runtime.metrics_latency = false;

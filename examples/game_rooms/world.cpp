@@ -81,6 +81,14 @@ bool world::forward(room_msg m) {
   auto i = players_.find(m.player);
   if (i == players_.end())
     return false;
+  if (i->second.in_transit) {
+    if (i->second.held.size() >= max_held) {
+      ++stats_.busy;
+      return false;
+    }
+    i->second.held.push_back(std::move(m));
+    return true;
+  }
   if (!eng_->submit(i->second.room, std::move(m))) {
     ++stats_.busy;
     return false;
@@ -96,17 +104,25 @@ void world::leave(uint64_t player) {
   room_msg m;
   m.what = room_msg::kind::leave;
   m.player = player;
+  if (i->second.in_transit) { // never refused: the arrival applies it
+    i->second.held.push_back(std::move(m));
+    return;
+  }
   if (!eng_->submit(i->second.room, std::move(m))) {
     ++stats_.leave_retries;
     pending_leaves_.push_back(player);
+    leaves_pending_ = true;
   }
 }
 
 void world::retry_leaves() {
+  if (!leaves_pending_.load(std::memory_order_relaxed))
+    return;
   std::vector<uint64_t> todo;
   {
     std::lock_guard<std::mutex> guard{mu_};
     todo.swap(pending_leaves_);
+    leaves_pending_ = false;
   }
   for (auto id : todo)
     leave(id);
@@ -119,24 +135,6 @@ std::vector<std::string> world::open_rooms() const {
   for (auto& [room, n] : occupancy_)
     out.push_back(room);
   return out;
-}
-
-std::vector<std::string> world::rooms_to_tick(uint64_t& skipped) {
-  std::lock_guard<std::mutex> guard{mu_};
-  std::vector<std::string> out;
-  out.reserve(occupancy_.size());
-  for (auto& [room, n] : occupancy_) {
-    if (ticking_.insert(room).second)
-      out.push_back(room);
-    else
-      ++skipped;
-  }
-  return out;
-}
-
-void world::tick_done(const std::string& room) {
-  std::lock_guard<std::mutex> guard{mu_};
-  ticking_.erase(room);
 }
 
 size_t world::players() const {
@@ -169,9 +167,16 @@ void world::left(const std::string& room, uint64_t player) {
 
 handover world::hand_over(const std::string& from, const std::string& to,
                           const player& p) {
+  return move(from, to, p, false,
+              [&](room_msg m) { return eng_->submit(to, std::move(m)); });
+}
+
+handover world::move(const std::string& from, const std::string& to,
+                     const player& p, bool in_transit,
+                     const std::function<bool(room_msg)>& send) {
   std::lock_guard<std::mutex> guard{mu_};
   auto i = players_.find(p.id);
-  if (i == players_.end() || i->second.room != from)
+  if (i == players_.end() || i->second.room != from || i->second.in_transit)
     return handover::accepted; // gone meanwhile: nothing to move
   if (!may_open(to)) {
     ++stats_.transfers_refused;
@@ -182,17 +187,31 @@ handover world::hand_over(const std::string& from, const std::string& to,
   m.player = p.id;
   m.seq = p.ack;
   m.name = p.name;
-  if (!eng_->submit(to, std::move(m))) {
+  if (!send(std::move(m))) {
     ++stats_.transfer_retries;
     return handover::retry;
   }
-  // Re-pointed before the lock drops: the player's next input, leave or
-  // chat goes to `to`, behind the transfer.
+  // Re-pointed before the lock drops, and `to` counted as open from now:
+  // a submit goes to `to` behind the transfer, or (in transit) waits here
+  // for the arrival.
   i->second.room = to;
+  i->second.in_transit = in_transit;
   enter(to);
   exit(from);
   ++stats_.transfers;
   return handover::accepted;
+}
+
+world::arrival world::arrive(uint64_t player, const std::string& room) {
+  std::lock_guard<std::mutex> guard{mu_};
+  arrival a;
+  auto i = players_.find(player);
+  if (i == players_.end() || i->second.room != room || !i->second.in_transit)
+    return a;
+  a.here = true;
+  i->second.in_transit = false;
+  a.held.swap(i->second.held);
+  return a;
 }
 
 bool world::present(uint64_t player, const std::string& room) {

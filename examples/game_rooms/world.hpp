@@ -7,12 +7,13 @@
 // so a player's events reach its rooms in the order they were sent, also
 // while a portal moves it.
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "client.hpp"
@@ -59,19 +60,38 @@ public:
   /// Takes `player` out of its room, now or (queue full) at `retry_leaves`.
   void leave(uint64_t player);
 
-  /// Submits the leaves that found their room's queue full.
+  /// Submits the leaves that found their room's queue full (cheap when
+  /// there are none: every room's tick calls it).
   void retry_leaves();
 
   /// Rooms with at least one player (the ones to tick).
   [[nodiscard]] std::vector<std::string> open_rooms() const;
 
-  /// The open rooms whose previous tick has run, marked as ticking: a room
-  /// that falls behind skips ticks instead of queueing them (`skipped`
-  /// counts the others).
-  [[nodiscard]] std::vector<std::string> rooms_to_tick(uint64_t& skipped);
+  /// Moves `p` from `from` to `to` by calling `send` with the `transfer`
+  /// (under the lock, so it must not block): `retry` when it returns false.
+  /// `in_transit` is for a `send` whose message may reach `to` after an
+  /// input submitted to `to` later (a keylane `tell`, which leaves when the
+  /// sending event ends): the player then points at `to` only when `to`
+  /// applies the transfer (`arrive`), and what it sends meanwhile waits
+  /// here.
+  handover move(const std::string& from, const std::string& to,
+                const player& p, bool in_transit,
+                const std::function<bool(room_msg)>& send);
 
-  /// The tick of `room` ran (or was not submitted).
-  void tick_done(const std::string& room);
+  /// What a room does with a player that came through a portal.
+  struct arrival {
+    /// False when the player is not on its way to this room (gone).
+    bool here = false;
+    /// Its inputs, chat and leave sent while in transit, in order: the
+    /// room applies them right after the transfer.
+    std::vector<room_msg> held;
+  };
+
+  /// `room` applies the transfer of `player` (a move `in_transit`).
+  [[nodiscard]] arrival arrive(uint64_t player, const std::string& room);
+
+  /// Most messages a player in transit may send before `busy`.
+  static constexpr size_t max_held = 64;
 
   /// Players connected now.
   [[nodiscard]] size_t players() const;
@@ -89,6 +109,10 @@ private:
   struct entry {
     std::weak_ptr<client> conn;
     std::string room;
+    // Between a room's `tell` of the transfer and its arrival: `room` is
+    // the next room, and `held` keeps what the player sent meanwhile.
+    bool in_transit = false;
+    std::vector<room_msg> held;
   };
 
   // Both with mu_ held.
@@ -105,7 +129,7 @@ private:
   std::unordered_map<uint64_t, entry> players_;
   std::unordered_map<std::string, size_t> occupancy_;
   std::vector<uint64_t> pending_leaves_;
-  std::unordered_set<std::string> ticking_;
+  std::atomic<bool> leaves_pending_{false};
 };
 
 } // namespace game
