@@ -41,7 +41,7 @@ bool ingress::take_credit() {
 }
 
 ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
-                                   bool may_wait, bool force) {
+                                   bool may_wait, bool force, bool past_cap) {
   inside_submit_.fetch_add(1, std::memory_order_seq_cst);
   auto leave = [this](errc e) {
     if (e != errc::none)
@@ -70,6 +70,7 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   auto stripe = backlog::shard_index(k);
   bool to_lane = false;
   bool first_waiter = false;
+  bool jumped = false;
   bool to_supervisor = false;
   uint32_t to_shard = 0;
   // No deadline: `admit` reads the clock only if it has to wait.
@@ -105,10 +106,25 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
       // first) or none is free; then it waits for one in turn.
       if (waiting_.load(std::memory_order_seq_cst) == 0 && take_cap()) {
         open_lane(k, slot);
+      } else if (past_cap) {
+        overdraw_cap();
+        open_lane(k, slot);
       } else {
         // Keys ahead of it: their admission looks again after it.
         first_waiter = begin_wait(slot, k);
       }
+    } else if (slot.lane == 0 && past_cap && !slot.parked) {
+      // The key waits for a slot: it starts now, its held events first.
+      // Its entry stays in the queue; admission skips it (`admit_waiting`).
+      overdraw_cap();
+      auto* held = slot.take_held();
+      open_lane(k, slot);
+      while (held != nullptr) {
+        auto* next = std::exchange(held->next, nullptr);
+        send_to_lane(slot, event_ptr{held});
+        held = next;
+      }
+      jumped = true;
     }
     if (slot.lane != 0) {
       to_lane = true;
@@ -134,6 +150,10 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   }
   if (to_lane) {
     wake_shard(to_shard);
+    // The entry left in the queue counts as a waiting key: with a slot
+    // free, nobody else would look at the queue behind it.
+    if (jumped)
+      admit_waiting();
   } else if (first_waiter) {
     // A slot may have come free meanwhile, with nobody left to hand it
     // on (the retiring shard saw no key waiting); else idle lanes give
@@ -162,6 +182,14 @@ size_t ingress::take_caps(size_t want) noexcept {
                                          std::memory_order_relaxed)) {
   }
   return n;
+}
+
+void ingress::overdraw_cap() noexcept {
+  auto now = active_.fetch_add(1, std::memory_order_seq_cst) + 1;
+  auto peak = peak_.load(std::memory_order_relaxed);
+  while (now > peak
+         && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
 }
 
 uint32_t ingress::open_lane(const key& k, backlog::slot& s) {
@@ -253,6 +281,18 @@ void ingress::admit_waiting(size_t holding) {
   // Kept per thread: this runs on every key that begins to wait, and a
   // batch's keys must not cost an allocation.
   thread_local std::vector<key> keys;
+  if (holding > 0) {
+    // Lanes an ask started past the cap (or above a lowered one): the
+    // slots kept from retires go back first, or each such start would
+    // raise the count for as long as keys wait.
+    auto cap = cap_.load(std::memory_order_seq_cst);
+    auto cur = active_.load(std::memory_order_seq_cst);
+    if (cur > cap) {
+      auto back = std::min(holding, cur - cap);
+      release_cap(back);
+      holding -= back;
+    }
+  }
   for (;;) {
     if (holding > 0 && !go()) {
       release_cap(holding);
@@ -278,9 +318,14 @@ void ingress::admit_waiting(size_t holding) {
       release_cap(slots - n); // other threads took keys; look again
     // One wake-up per shard per batch, after its lanes' events are in.
     uint64_t wake = 0;
+    size_t unused = 0;
     for (auto& k : keys) {
-      uint32_t shard = 0;
+      uint32_t shard = UINT32_MAX;
       backlog_.locked(k, [&](backlog::slot& s) {
+        // An ask started it meanwhile (past the cap), and it may since
+        // have retired, parked or begun to wait again (a newer entry).
+        if (s.lane != 0 || !s.held || s.parked)
+          return;
         // Only the thread that popped the key starts it; meanwhile submit
         // only appended to its events.
         auto* ev = s.take_held();
@@ -291,12 +336,16 @@ void ingress::admit_waiting(size_t holding) {
           ev = next;
         }
       });
-      if (shard < 64)
+      if (shard == UINT32_MAX)
+        ++unused;
+      else if (shard < 64)
         wake |= uint64_t{1} << shard;
       else
         wake_shard(shard);
     }
     keys.clear();
+    if (unused > 0)
+      release_cap(unused);
     for (uint32_t i = 0; wake != 0; ++i, wake >>= 1)
       if ((wake & 1) != 0)
         wake_shard(i);

@@ -26,7 +26,10 @@ errc messaging::send(event_ptr ev) {
   auto make = [](void* ctx) -> event_ptr {
     return std::move(*static_cast<event_ptr*>(ctx));
   };
-  auto res = in_.submit(k, make, &ev, false, true);
+  // An asker holds its slot of the cap until answered: its target must
+  // not wait for one, or askers that fill the cap wait on each other.
+  bool past_cap = (ev->flags & event_flags::asked) != 0;
+  auto res = in_.submit(k, make, &ev, false, true, past_cap);
   if (res.code != errc::none) {
     release();
     return res.code;

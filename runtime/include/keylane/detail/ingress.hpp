@@ -76,9 +76,12 @@ public:
   /// the event is accepted; if it throws, nothing was taken and the
   /// exception propagates. `force` (a message between keys, bounded by
   /// `detail::messaging` instead) takes the credit and the backlog slot
-  /// even past their limits, and never travels by value.
+  /// even past their limits, and never travels by value. `past_cap` (an
+  /// ask: its sender holds a slot until answered) starts `k`'s lane even
+  /// when the cap is full or keys wait, a waiting `k` included, so askers
+  /// that fill the cap never wait for their own targets.
   admission submit(const key& k, make_fn make, void* ctx, bool may_wait,
-                   bool force = false);
+                   bool force = false, bool past_cap = false);
 
   /// Refuses new events from now on and returns once every `submit` in
   /// progress has enqueued or given up.
@@ -224,6 +227,10 @@ public:
 
   /// Takes up to `want` slots of the cap, as many as are free.
   [[nodiscard]] size_t take_caps(size_t want) noexcept;
+
+  /// Takes a slot past the cap (`submit`'s `past_cap`): lanes retire down
+  /// to the cap as they run dry, as after a lowered cap.
+  void overdraw_cap() noexcept;
 
   /// Starts a lane for `k`, whose slot is `s` (under the key's lock, with a
   /// slot of the cap taken): a fresh id, on the shard with the least work.
