@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The books on keylane: the symbol is the key, one lane per active symbol,
-// reports leave through the output callback in each symbol's order.
+// reports leave through the output callback in each symbol's order. Each
+// account is a key too: it keeps its position, moved by the fills its
+// books tell it, and answers their pre-trade checks.
 
 #include <caf/send.hpp>
 
@@ -22,12 +24,20 @@ public:
   keylane_matcher(const matcher_options& opts, report_out& out)
     : symbols_(opts.symbols), out_(out),
       ctx_(std::make_shared<book_context>()) {
+    ctx_->risk = opts.risk;
+    ctx_->risk_cfg = opts.risk_cfg;
     ctx_->risk_timeout = opts.risk_timeout;
   }
 
   ~keylane_matcher() override { stop(); }
 
-  caf::error start(keylane::settings cfg, const matcher_options& opts) {
+  caf::error start(keylane::settings cfg, const matcher_options&) {
+    // Positions outlive an account lane's retire in the state store (in
+    // memory unless the config names one). Fills are plain tells: a book
+    // is not keyed state, so nothing could be written atomically with it.
+    if (cfg.state_store == keylane::state_backend::none)
+      cfg.state_store = keylane::state_backend::memory;
+    cfg.messaging_exactly_once = false;
     auto ctx = ctx_;
     keylane::handler_factory make = [ctx](const keylane::handler_params&) {
       return std::make_unique<book_handler>(ctx);
@@ -38,9 +48,6 @@ public:
     if (!rt)
       return std::move(rt.error());
     rt_ = std::move(*rt);
-    // Set before the first request: handlers read it only from events on.
-    if (opts.risk)
-      ctx_->risk = spawn_risk(rt_->system(), opts.risk_cfg);
     return {};
   }
 
@@ -63,8 +70,6 @@ public:
   void stop() override {
     if (!rt_)
       return;
-    if (ctx_->risk)
-      caf::anon_send_exit(ctx_->risk, caf::exit_reason::user_shutdown);
     rt_->stop();
     rt_.reset();
   }
@@ -74,6 +79,7 @@ public:
     c.retires = ctx_->shelf.retires();
     c.resting_kept = ctx_->shelf.resting_kept();
     c.restored = ctx_->shelf.restored();
+    c.fills_refused = ctx_->fills_refused.load(std::memory_order_relaxed);
     if (rt_)
       c.active_lanes = rt_->stats().active_lanes;
     return c;
@@ -81,6 +87,15 @@ public:
 
 private:
   void output(book_runtime::event_type& e) {
+    if (e.payload.kind == request_kind::risk_check
+        || e.payload.kind == request_kind::fill) {
+      // An account key's event: nothing for a client. One that failed
+      // left a position unmoved or a check unanswered (its book refused
+      // the order), and is counted.
+      if (e.status != keylane::outcome::ok)
+        out_.note_failure();
+      return;
+    }
     if (e.status == keylane::outcome::ok && e.result) {
       out_.deliver(e.payload, e.result->seq, e.result->risk,
                    e.result->reports);

@@ -75,7 +75,7 @@ void print_counts(const options& opts, const report_counts& c,
       "\"early_rejects\":%llu,\"reports\":%llu,\"fills\":%llu,"
       "\"risk_rejects\":%llu,\"failures\":%llu,\"retires\":%llu,"
       "\"resting_kept_across_retires\":%llu,\"books_restored\":%llu,"
-      "\"fix\":{\"requests\":%llu,\"reports\":%llu,\"session_rejects\":%llu,"
+      "\"fills_refused\":%llu,\"fix\":{\"requests\":%llu,\"reports\":%llu,\"session_rejects\":%llu,"
       "\"business_rejects\":%llu,\"logons\":%llu,\"logouts\":%llu,"
       "\"unsent\":%llu,\"slow_dropped\":%llu,\"slow_cut\":%llu,"
       "\"connections\":%llu,\"oversized_cut\":%llu,\"pre_logon_cut\":%llu,"
@@ -84,7 +84,7 @@ void print_counts(const options& opts, const report_counts& c,
       opts.matcher.c_str(), opts.books.symbols, u(c.requests),
       u(c.early_rejects), u(c.reports), u(c.fills), u(c.risk_rejects),
       u(c.failures), u(b.retires), u(b.resting_kept), u(b.restored),
-      u(g.requests), u(g.reports), u(g.session_rejects),
+      u(b.fills_refused), u(g.requests), u(g.reports), u(g.session_rejects),
       u(g.business_rejects), u(g.logons), u(g.logouts), u(g.unsent),
       u(g.slow_dropped), u(g.slow_cut), u(g.connections), u(g.oversized_cut),
       u(g.pre_logon_cut), u(g.logon_timeout_cut), u(g.discarded_bytes),
@@ -98,8 +98,10 @@ void print_counts(const options& opts, const report_counts& c,
               u(c.risk_rejects), u(c.failures), u(c.reports), u(c.fills));
   if (opts.matcher == "keylane")
     std::printf("books: %llu retires kept %llu resting orders; %llu "
-                "activations restored a book\n",
-                u(b.retires), u(b.resting_kept), u(b.restored));
+                "activations restored a book; %llu fills not told to "
+                "their accounts\n",
+                u(b.retires), u(b.resting_kept), u(b.restored),
+                u(b.fills_refused));
   std::printf("fix: %llu requests, %llu reports (%llu unsent), %llu session "
               "rejects, %llu business rejects, %llu logons, %llu logouts; "
               "%llu reports dropped for clients that did not read, %llu "

@@ -25,7 +25,9 @@ namespace exchange {
 /// What both matchers are told.
 struct matcher_options {
   uint32_t symbols = 1000;
-  bool risk = true; ///< ask the risk actor about every new order and replace
+  /// Check every new order and replace: the risk actor (single matcher),
+  /// the order's account key (keylane matcher).
+  bool risk = true;
   risk_settings risk_cfg;
   std::chrono::milliseconds risk_timeout{1000};
 };
@@ -36,6 +38,7 @@ struct book_counts {
   uint64_t resting_kept = 0; ///< resting orders handed over at retires
   uint64_t restored = 0;     ///< activations that got resting orders back
   uint64_t active_lanes = 0;
+  uint64_t fills_refused = 0; ///< keylane: fills not told to an account
 };
 
 /// Takes requests from the FIX threads and answers each through

@@ -35,6 +35,9 @@ void order_book::apply(const order_request& rq, int64_t price_ticks,
         return stamp(r, out);
       }
       return replace(rq, price_ticks, out, trades);
+    case request_kind::risk_check:
+    case request_kind::fill:
+      return; // an account key's, never a book's
   }
 }
 

@@ -16,6 +16,10 @@ enum class request_kind : char {
   new_order = 'D', ///< NewOrderSingle, limit, DAY
   cancel = 'F',    ///< OrderCancelRequest
   replace = 'G',   ///< OrderCancelReplaceRequest
+  // Never from a client (`validate` refuses them): what a book sends an
+  // account key in the keylane matcher.
+  risk_check = 'r', ///< may `account` trade `qty` at `price` on side `sd`?
+  fill = 'f',       ///< `account` traded `qty` at `price` on side `sd`
 };
 
 /// One client request, as the FIX gateway decoded it. Fields the FIX

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <queue>
 #include <random>
 #include <unordered_map>
@@ -72,19 +73,9 @@ public:
 private:
   std::string check(const std::string& account, char sd, int64_t qty,
                     int64_t price_ticks) {
-    double notional = static_cast<double>(qty) * price_ticks / 100.0;
-    if (notional > cfg_.max_order_notional)
-      return "risk: order notional " + std::to_string(notional)
-             + " above the limit " + std::to_string(cfg_.max_order_notional);
     auto& a = accounts_[account];
-    auto after = a.position + (sd == '1' ? qty : -qty);
-    if (std::llabs(after) > cfg_.max_position)
-      return "risk: position of " + account + " would be "
-             + std::to_string(after) + ", limit "
-             + std::to_string(cfg_.max_position);
-    if (a.traded + notional > cfg_.credit)
-      return "risk: credit of " + account + " exhausted";
-    return {};
+    return risk_verdict(cfg_, account, a.position, a.traded, sd, qty,
+                        price_ticks);
   }
 
   struct answer {
@@ -120,6 +111,23 @@ private:
 };
 
 } // namespace
+
+std::string risk_verdict(const risk_settings& cfg, const std::string& account,
+                         int64_t position, double traded, char sd,
+                         int64_t qty, int64_t price_ticks) {
+  double notional = static_cast<double>(qty) * price_ticks / 100.0;
+  if (notional > cfg.max_order_notional)
+    return "risk: order notional " + std::to_string(notional)
+           + " above the limit " + std::to_string(cfg.max_order_notional);
+  auto after = position + (sd == '1' ? qty : -qty);
+  if (std::llabs(after) > cfg.max_position)
+    return "risk: position of " + account + " would be "
+           + std::to_string(after) + ", limit "
+           + std::to_string(cfg.max_position);
+  if (traded + notional > cfg.credit)
+    return "risk: credit of " + account + " exhausted";
+  return {};
+}
 
 caf::actor spawn_risk(caf::actor_system& sys, const risk_settings& cfg) {
   return sys.spawn<risk_actor>(cfg);

@@ -33,6 +33,16 @@ struct risk_settings {
   uint64_t seed = 1;
 };
 
+/// The pre-trade check of an order of `account`, whose position and
+/// traded notional are `position` and `traded` before it: empty when the
+/// order may go on, the reason otherwise. The risk actor's and the
+/// keylane matcher's account keys' rule.
+[[nodiscard]] std::string risk_verdict(const risk_settings& cfg,
+                                       const std::string& account,
+                                       int64_t position, double traded,
+                                       char sd, int64_t qty,
+                                       int64_t price_ticks);
+
 /// Spawns the risk actor in `sys`; it ends on an exit message.
 [[nodiscard]] caf::actor spawn_risk(caf::actor_system& sys,
                                     const risk_settings& cfg);

@@ -35,6 +35,9 @@ std::optional<exec_report> validate(const order_request& rq,
   bool is_new = rq.kind == request_kind::new_order;
   int unknown_symbol = is_new ? 1 : 99;
   int bad_order = 99;
+  if (rq.kind != request_kind::new_order && rq.kind != request_kind::cancel
+      && rq.kind != request_kind::replace)
+    return refusal(rq, bad_order, "not a new order, cancel or replace");
   if (rq.cl_ord_id.empty())
     return refusal(rq, bad_order, "ClOrdID is empty");
   if (!symbols.listed(rq.symbol))

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -256,6 +258,12 @@ TEST_CASE("bad requests get a reject with a reason and cost no book",
         r.qty = 0;
       },
       report_kind::cancel_reject, 99);
+  add("an account key's check, sent by a client",
+      [](auto& r) { r.kind = request_kind::risk_check; },
+      report_kind::cancel_reject, 99);
+  add("an account key's fill, sent by a client",
+      [](auto& r) { r.kind = request_kind::fill; },
+      report_kind::cancel_reject, 99);
   for (auto& c : cases)
     (*m)->take(order_request{c.rq});
   (*m)->take(good());
@@ -278,5 +286,82 @@ TEST_CASE("bad requests get a reject with a reason and cost no book",
   REQUIRE(ok != sent.all.end());
   CHECK(ok->kind == report_kind::new_ack);
   // Only S0003 got a book: the bad symbols never became keys.
-  CHECK(out.counts().early_rejects == 9);
+  CHECK(out.counts().early_rejects == 11);
+}
+
+namespace {
+
+order_request order(std::string id, std::string account, std::string symbol,
+                    side sd, int64_t qty) {
+  order_request rq;
+  rq.session = 1;
+  rq.cl_ord_id = std::move(id);
+  rq.account = std::move(account);
+  rq.symbol = std::move(symbol);
+  rq.sd = sd;
+  rq.price = 10;
+  rq.qty = qty;
+  return rq;
+}
+
+// The verdicts a matcher gives three orders after a trade moved two
+// accounts' positions, with a position limit of 100 shares.
+std::map<std::string, std::string> verdicts_after_a_trade(bool on_keylane) {
+  temp_journal tj;
+  journal_writer journal;
+  std::string error;
+  REQUIRE(journal.open(tj.path.string(), error));
+  sent_reports sent;
+  report_out out{std::ref(sent), journal};
+  auto opts = books(50);
+  opts.risk_cfg.max_position = 100;
+  opts.risk_cfg.min_delay_us = opts.risk_cfg.max_delay_us = 0;
+  std::unique_ptr<matcher> m;
+  if (on_keylane) {
+    // One slot and no linger: every lane retires as soon as it is dry,
+    // the account keys' too, and their positions must come back.
+    auto started = start_keylane_matcher(lanes(1), opts, out);
+    REQUIRE(started);
+    m = std::move(*started);
+  } else {
+    m = start_single_matcher(opts, out);
+  }
+  m->take(order("b1", "ann", "S0001", side::buy, 60));
+  m->take(order("s1", "bob", "S0001", side::sell, 60));
+  REQUIRE(m->drain(std::chrono::seconds(10)));
+  // Other symbols and accounts take the slot in between.
+  for (int i = 0; i < 20; ++i)
+    m->take(order("x" + std::to_string(i), "other" + std::to_string(i),
+                  symbol_table::name(10 + i), side::buy, 1));
+  REQUIRE(m->drain(std::chrono::seconds(10)));
+  m->take(order("b2", "ann", "S0002", side::buy, 50));   // 60 + 50 > 100
+  m->take(order("s2", "ann", "S0003", side::sell, 150)); // 60 - 150 = -90
+  m->take(order("b3", "bob", "S0004", side::buy, 150));  // -60 + 150 = 90
+  m->take(order("b4", "bob", "S0005", side::sell, 50));  // -60 - 50 < -100
+  REQUIRE(m->drain(std::chrono::seconds(10)));
+  auto counts = m->books();
+  m->stop();
+  CHECK(counts.fills_refused == 0);
+  CHECK(out.counts().failures == 0);
+  std::map<std::string, std::string> v;
+  for (auto& r : sent.all)
+    if (r.cl_ord_id == "b2" || r.cl_ord_id == "s2" || r.cl_ord_id == "b3"
+        || r.cl_ord_id == "b4")
+      v[r.cl_ord_id] = r.kind == report_kind::rejected ? r.text : "accepted";
+  return v;
+}
+
+} // namespace
+
+TEST_CASE("account keys keep the positions fills moved, across their "
+          "retires, and check orders against them as the risk actor does",
+          "[exchange][matcher][risk]") {
+  auto lanes_say = verdicts_after_a_trade(true);
+  auto actor_says = verdicts_after_a_trade(false);
+  CHECK(lanes_say == actor_says);
+  REQUIRE(lanes_say.size() == 4);
+  CHECK_THAT(lanes_say["b2"], Catch::Contains("position of ann would be 110"));
+  CHECK(lanes_say["s2"] == "accepted");
+  CHECK(lanes_say["b3"] == "accepted");
+  CHECK_THAT(lanes_say["b4"], Catch::Contains("position of bob would be -110"));
 }
