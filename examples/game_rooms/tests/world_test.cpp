@@ -23,6 +23,33 @@ struct silent_client final : game::client {
   void send(std::shared_ptr<const std::string>) override {}
 };
 
+// A world of `rooms` rooms, at most `max_open` open, with one player in
+// room-0.
+struct one_player {
+  game::server_stats stats;
+  game::world w;
+  recording_engine eng;
+  uint64_t id = 0;
+
+  one_player(size_t rooms, size_t max_open, const char* name)
+    : w{rooms, max_open, stats} {
+    w.attach(&eng);
+    std::string why;
+    id = w.join(std::make_shared<silent_client>(), "room-0", name, why);
+    REQUIRE(id != 0);
+    eng.got.clear();
+  }
+
+  // Hands the player from room-0 to `to` as a room's tell does, the tell
+  // answering `told`.
+  game::handover tell_to(const std::string& to, bool told) {
+    game::player p;
+    p.id = id;
+    return w.move("room-0", to, p, true,
+                  [told](game::room_msg) { return told; });
+  }
+};
+
 game::room_msg input(uint64_t player, uint64_t seq) {
   game::room_msg m;
   m.what = game::room_msg::kind::input;
@@ -38,15 +65,9 @@ game::room_msg input(uint64_t player, uint64_t seq) {
 TEST_CASE("a player in transit sends to no room until the next room has "
           "it, then its held inputs and leave follow the transfer in order",
           "[game_rooms][world]") {
-  game::server_stats stats;
-  game::world w{4, 4, stats};
-  recording_engine eng;
-  w.attach(&eng);
-  std::string why;
-  auto id = w.join(std::make_shared<silent_client>(), "room-0", "ann", why);
-  REQUIRE(id != 0);
-  eng.got.clear();
-
+  one_player x{4, 4, "ann"};
+  auto& w = x.w;
+  auto id = x.id;
   game::player p;
   p.id = id;
   p.name = "ann";
@@ -64,7 +85,7 @@ TEST_CASE("a player in transit sends to no room until the next room has "
   REQUIRE(w.forward(input(id, 8)));
   REQUIRE(w.forward(input(id, 9)));
   w.leave(id);
-  CHECK(eng.got.empty()); // nothing went around the transfer
+  CHECK(x.eng.got.empty()); // nothing went around the transfer
   CHECK_FALSE(w.present(id, "room-0"));
   CHECK(w.present(id, "room-1"));
 
@@ -78,32 +99,22 @@ TEST_CASE("a player in transit sends to no room until the next room has "
   CHECK_FALSE(w.arrive(id, "room-1").here); // once
 
   REQUIRE(w.forward(input(id, 10))); // arrived: straight to its room now
-  REQUIRE(eng.got.size() == 1);
-  CHECK(eng.got[0].first == "room-1");
-  CHECK(eng.got[0].second.seq == 10);
+  REQUIRE(x.eng.got.size() == 1);
+  CHECK(x.eng.got[0].first == "room-1");
+  CHECK(x.eng.got[0].second.seq == 10);
 }
 
 TEST_CASE("a player in transit may send at most max_held messages, and "
           "its leave is never refused",
           "[game_rooms][world]") {
-  game::server_stats stats;
-  game::world w{2, 2, stats};
-  recording_engine eng;
-  w.attach(&eng);
-  std::string why;
-  auto id = w.join(std::make_shared<silent_client>(), "room-0", "bob", why);
-  REQUIRE(id != 0);
-  game::player p;
-  p.id = id;
-  REQUIRE(w.move("room-0", "room-1", p, true,
-                 [](game::room_msg) { return true; })
-          == game::handover::accepted);
+  one_player x{2, 2, "bob"};
+  REQUIRE(x.tell_to("room-1", true) == game::handover::accepted);
   for (uint64_t i = 0; i < game::world::max_held; ++i)
-    REQUIRE(w.forward(input(id, i + 1)));
-  CHECK_FALSE(w.forward(input(id, 1000)));
-  CHECK(stats.busy == 1);
-  w.leave(id);
-  auto a = w.arrive(id, "room-1");
+    REQUIRE(x.w.forward(input(x.id, i + 1)));
+  CHECK_FALSE(x.w.forward(input(x.id, 1000)));
+  CHECK(x.stats.busy == 1);
+  x.w.leave(x.id);
+  auto a = x.w.arrive(x.id, "room-1");
   REQUIRE(a.held.size() == game::world::max_held + 1);
   CHECK(a.held.back().what == game::room_msg::kind::leave);
 }
@@ -111,30 +122,13 @@ TEST_CASE("a player in transit may send at most max_held messages, and "
 TEST_CASE("a hand-over the next room's queue refuses leaves the player "
           "where it was, and a full room cap refuses it",
           "[game_rooms][world]") {
-  game::server_stats stats;
-  game::world w{3, 1, stats};
-  recording_engine eng;
-  w.attach(&eng);
-  std::string why;
-  auto id = w.join(std::make_shared<silent_client>(), "room-0", "cy", why);
-  REQUIRE(id != 0);
-  game::player p;
-  p.id = id;
-  // Cap 1: room-1 would be a second open room.
-  CHECK(w.move("room-0", "room-1", p, true,
-               [](game::room_msg) { return true; })
-        == game::handover::refused);
-  CHECK(w.present(id, "room-0"));
-  game::world w2{3, 3, stats};
-  w2.attach(&eng);
-  auto id2 = w2.join(std::make_shared<silent_client>(), "room-0", "di", why);
-  p.id = id2;
-  CHECK(w2.move("room-0", "room-1", p, true,
-                [](game::room_msg) { return false; })
-        == game::handover::retry);
-  CHECK(w2.present(id2, "room-0"));
-  eng.got.clear();
-  REQUIRE(w2.forward(input(id2, 1))); // not in transit: to its room at once
-  REQUIRE(eng.got.size() == 1);
-  CHECK(eng.got[0].first == "room-0");
+  one_player capped{3, 1, "cy"}; // room-1 would be a second open room
+  CHECK(capped.tell_to("room-1", true) == game::handover::refused);
+  CHECK(capped.w.present(capped.id, "room-0"));
+  one_player refused{3, 3, "di"};
+  CHECK(refused.tell_to("room-1", false) == game::handover::retry);
+  CHECK(refused.w.present(refused.id, "room-0"));
+  REQUIRE(refused.w.forward(input(refused.id, 1))); // not in transit: at once
+  REQUIRE(refused.eng.got.size() == 1);
+  CHECK(refused.eng.got[0].first == "room-0");
 }
