@@ -4,8 +4,6 @@
 // account is a key too: it keeps its position, moved by the fills its
 // books tell it, and answers their pre-trade checks.
 
-#include <caf/send.hpp>
-
 #include <keylane/handler_registry.hpp>
 #include <keylane/runtime.hpp>
 

@@ -49,7 +49,10 @@ void room_handler::arrived(room_msg& m) {
 
 void room_handler::keep_ticking() {
   if (state().players.empty()) {
-    // The pending tick still fires, finds no one and arms no other.
+    // The pending tick still fires, finds no one and arms no other. The
+    // next player starts a new grid: the old one would count every period
+    // the room stood empty as late.
+    next_tick_ = {};
     if (held_) {
       release();
       held_ = false;
