@@ -174,6 +174,9 @@ void read_kafka_key(checker& c, const std::string& key, const toml::node& v,
   } else if (key == "output_topic") {
     if (auto x = read_word(c, v, path, "a topic name"))
       s.output_topic = *x;
+  } else if (key == "changelog_topic") {
+    if (auto x = read_word(c, v, path, "a topic name"))
+      s.changelog_topic = *x;
   } else if (key == "output_tombstones") {
     auto x = v.as_string();
     if (x && x->get() == "mark")
@@ -192,7 +195,8 @@ void read_kafka_key(checker& c, const std::string& key, const toml::node& v,
           "unknown key " + path
             + " (kafka keys: bootstrap_servers, group, topics, key, "
               "commit_interval_ms, revoke_timeout_ms, max_uncommitted, "
-              "output_topic, output_tombstones, [kafka.properties], "
+              "output_topic, output_tombstones, changelog_topic, "
+              "[kafka.properties], "
               "[kafka.output_properties])");
   }
 }

@@ -20,6 +20,9 @@ void source::state::assign(rd_kafka_topic_partition_list_t* list) {
     p->topic = tp.topic;
     p->partition = tp.partition;
     p->assignment = ++assignments;
+    // Its keys' state first: none of its events runs before that.
+    if (changelog)
+      start_restore(p);
     std::lock_guard<std::mutex> guard{mu};
     parts[{p->topic, p->partition}] = std::move(p);
     n.assigned++;
@@ -76,6 +79,13 @@ void source::state::revoke(rd_kafka_topic_partition_list_t* list) {
         parts.erase(i);
     }
   }
+  // After the commit: later state writes of its keys belong to events the
+  // next owner runs again, and are not sent.
+  for (auto& p : gone)
+    if (p->owned) {
+      changelog->own(p->partition, false);
+      p->owned = false;
+    }
   if (cooperative()) {
     if (auto* err = rd_kafka_incremental_unassign(rk, list)) {
       warn(std::string{"unassign: "} + rd_kafka_error_string(err));

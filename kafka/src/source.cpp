@@ -96,7 +96,7 @@ void source::state::read(const rd_kafka_message_t& m) {
     return;
   p->next_read = m.offset + 1;
   auto r = make_record(m, p->assignment);
-  if (p->held.empty() && offer(*p, r))
+  if (p->held.empty() && !p->restoring && offer(*p, r))
     return;
   p->held.push_back(std::move(r));
   pause(*p, true);
@@ -124,6 +124,16 @@ bool source::state::offer(partition_state& p, record& r) {
 bool source::state::retry_held() {
   bool holding = false;
   for (auto& [id, p] : parts) {
+    if (p->restoring) {
+      if (!p->restored.load()) {
+        holding = true; // polls often, to start it soon after
+        continue;
+      }
+      // Restored: its writes go out from now on, and its events may run.
+      p->restoring = false;
+      changelog->own(p->partition, true);
+      p->owned = true;
+    }
     while (!p->held.empty() && offer(*p, p->held.front()))
       p->held.pop_front();
     if (p->held.empty() && p->paused)
@@ -202,6 +212,9 @@ source::start(config cfg, handler_factory make, callback on_output,
       return std::move(w.error());
     st->writer = std::move(*w);
   }
+  if (!ks.changelog_topic.empty())
+    if (auto err = st->open_changelog())
+      return err;
   auto rt = record_runtime::start(st->cfg.runtime, std::move(make),
                                   [raw](record_event& ev) {
                                     raw->on_output(ev);
@@ -280,6 +293,8 @@ source::start(config cfg, handler_factory make, callback on_output,
     std::lock_guard<std::mutex> guard{st->mu};
     st->ends_rk = st->rk;
   }
+  if (st->changelog)
+    st->restorer = std::thread{[raw] { raw->restore_loop(); }};
   st->poller = std::thread{[raw] { raw->run(); }};
   return std::unique_ptr<source>{new source(std::move(st))};
 }
@@ -298,6 +313,7 @@ stop_report source::stop() {
   st_->stopping = true;
   if (st_->poller.joinable())
     st_->poller.join();
+  st_->stop_restorer();
   {
     std::lock_guard<std::mutex> guard{st_->mu};
     st_->ends_rk = nullptr;
@@ -333,6 +349,17 @@ source_stats source::stats() const {
   s.output_failures = n.output_failures;
   s.state_durable = n.state_durable;
   s.state_durable_late = n.state_durable_late;
+  s.restores = n.restores;
+  s.records_restored = n.records_restored;
+  s.restore_bytes = n.restore_bytes;
+  s.restore_ms = n.restore_ms;
+  s.restore_failures = n.restore_failures;
+  if (st_->changelog) {
+    auto r = std::memory_order_relaxed;
+    s.changelog_records = st_->changelog->records_written.load(r);
+    s.changelog_bytes = st_->changelog->bytes_written.load(r);
+    s.changelog_dropped = st_->changelog->records_dropped.load(r);
+  }
   {
     std::lock_guard<std::mutex> guard{st_->mu};
     for (const auto& [id, p] : st_->parts) {

@@ -23,6 +23,7 @@
 #include "keylane/detail/read_gate.hpp"
 #include "keylane/kafka/offset_tracker.hpp"
 #include "keylane/kafka/source.hpp"
+#include "changelog_store.hpp"
 #include "output_writer.hpp"
 
 namespace keylane::kafka {
@@ -46,6 +47,11 @@ struct partition_state {
   /// The last offset sent in a commit, and the last one the broker took.
   int64_t sent = -1;
   int64_t acked = -1;
+  /// With a changelog: its keys are being restored (records are held),
+  /// the restorer says it is done, and whether writes for it go out.
+  bool restoring = false;
+  std::atomic<bool> restored{false};
+  bool owned = false;
 };
 
 using partition_id = std::pair<std::string, int32_t>;
@@ -56,7 +62,9 @@ struct source_counters {
     finished_late{0}, refused{0}, pauses{0}, resumes{0}, dropped_on_revoke{0},
     commits{0}, commit_failures{0}, assigned{0}, revoked{0},
     revoke_timeouts{0}, produced{0}, delivered{0}, output_failures{0},
-    state_durable{0}, state_durable_late{0};
+    state_durable{0}, state_durable_late{0}, restores{0},
+    records_restored{0}, restore_bytes{0}, restore_ms{0},
+    restore_failures{0};
 };
 
 struct source::state {
@@ -100,6 +108,15 @@ struct source::state {
   /// Events the runtime reported durable before their output came.
   std::unordered_set<uint64_t> durable_first;
 
+  /// With `kafka.changelog_topic`: the store (shared with the runtime),
+  /// and the restorer thread with its queue of assigned partitions.
+  std::shared_ptr<changelog_store> changelog;
+  std::thread restorer;
+  std::mutex restore_mu;
+  std::condition_variable restore_cv;
+  std::deque<std::shared_ptr<partition_state>> restore_queue;
+  bool restore_stopping = false;
+
   // -- consumer thread ---------------------------------------------------------
 
   /// The runtime's output: the user's callback, then the output record
@@ -120,6 +137,17 @@ struct source::state {
 
   /// The runtime made the state changes of events `seqs` durable.
   void state_durable(const std::vector<uint64_t>& seqs);
+
+  // -- restorer thread -----------------------------------------------------------
+
+  /// Opens the changelog store and makes the runtime use it (before the
+  /// runtime starts).
+  [[nodiscard]] caf::error open_changelog();
+  void restore_loop();
+  /// Queues `p`'s restore; its records wait until it is done.
+  void start_restore(const std::shared_ptr<partition_state>& p);
+  /// Stops the restorer (before the consumer goes).
+  void stop_restorer();
 
   // -- output writer thread ------------------------------------------------------
 

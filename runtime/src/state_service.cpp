@@ -28,6 +28,14 @@ constexpr size_t max_queued_writes = 1 << 16;
 caf::expected<std::unique_ptr<state_service>>
 state_service::open(const settings& cfg, logger& log) {
   std::unique_ptr<state_store> store;
+  if (cfg.state_store_open && cfg.state_store != state_backend::none) {
+    auto st = cfg.state_store_open();
+    if (!st)
+      return std::move(st.error());
+    store = std::move(*st);
+    return std::unique_ptr<state_service>{
+      new state_service(std::move(store), cfg, log)};
+  }
   switch (cfg.state_store) {
     case state_backend::none:
       break;
@@ -65,6 +73,7 @@ state_service::state_service(std::unique_ptr<state_store> store,
     log_(log),
     // The memory store is a map already: a second copy would buy nothing.
     cache_limit_(cfg.state_store == state_backend::rocksdb
+                     && !cfg.state_store_open
                    ? cfg.state_cache_bytes : 0),
     pace_(std::chrono::milliseconds(cfg.state_checkpoint_ms)),
     next_write_(steady::now()),

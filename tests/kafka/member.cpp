@@ -7,6 +7,8 @@
 //   C <partition> <offset> <ns>
 // SIGTERM leaves the group gracefully, then logs
 //   S <finished> <finished late> <refused> <pauses> <revoke timeouts>
+//   T <restores> <records restored> <restore bytes> <restore ms>
+//     <changelog records> <changelog writes dropped>
 // Handlers (config `handler.name`): "slow_echo" answers each record with its
 // value; "sum_state" keeps per-key totals of the values in keyed state.
 //
@@ -148,6 +150,12 @@ int main(int argc, char** argv) {
                  + std::to_string(st.refused) + ' '
                  + std::to_string(st.pauses) + ' '
                  + std::to_string(st.revoke_timeouts) + '\n');
+  log_line(fd, "T " + std::to_string(st.restores) + ' '
+                 + std::to_string(st.records_restored) + ' '
+                 + std::to_string(st.restore_bytes) + ' '
+                 + std::to_string(st.restore_ms) + ' '
+                 + std::to_string(st.changelog_records) + ' '
+                 + std::to_string(st.changelog_dropped) + '\n');
   ::close(fd);
   return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -11,7 +12,11 @@
 #include <variant>
 #include <vector>
 
+#include <caf/expected.hpp>
+
 namespace keylane {
+
+class state_store;
 
 /// Marks a bound as absent ("unbounded" in the config file).
 inline constexpr size_t unbounded = std::numeric_limits<size_t>::max();
@@ -307,6 +312,14 @@ struct settings {
   /// copies the state before each attempt). Turn off for a large state
   /// whose handler changes nothing before it knows it succeeds.
   bool state_rollback = true;
+
+  /// Opens the store in place of the local one `state_store` names: a
+  /// program's hook, not a config key (keylane::kafka's changelog store
+  /// puts a Kafka topic in front of the local store this way). Used only
+  /// when `state_store` is not none; loads then always ask the store (no
+  /// `cache_bytes` cache), since it may change under the runtime.
+  std::function<caf::expected<std::unique_ptr<keylane::state_store>>()>
+    state_store_open;
 
   // -- [messaging] ----------------------------------------------------------
 

@@ -64,6 +64,14 @@ struct source_settings {
   /// record finishes only when the broker acknowledged its output.
   std::string output_topic;
 
+  /// The changelog topic of the keyed state (compacted; at least as many
+  /// partitions as the input topics): every state write goes there first,
+  /// to the partition of the input the key's records come from, and a
+  /// member restores a partition's keys from it before the partition's
+  /// events run. Empty: state stays in the member's own store. Needs
+  /// `state.store` "rocksdb" (the local cache) or "memory".
+  std::string changelog_topic;
+
   /// What the output topic gets for skipped, failed and parked events.
   tombstone_output tombstones = tombstone_output::mark;
 

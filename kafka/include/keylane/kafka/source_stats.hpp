@@ -47,6 +47,21 @@ struct source_stats {
   /// partition was given up (dropped; the next owner's state skips them).
   uint64_t state_durable = 0;
   uint64_t state_durable_late = 0;
+  /// With `kafka.changelog_topic`: partitions restored from the changelog
+  /// (one per assignment), the records and bytes read doing it, and the
+  /// time it took, summed over them (milliseconds).
+  uint64_t restores = 0;
+  uint64_t records_restored = 0;
+  uint64_t restore_bytes = 0;
+  uint64_t restore_ms = 0;
+  /// Restores that failed (retried after a second; the partition waits).
+  uint64_t restore_failures = 0;
+  /// State records written to the changelog (acknowledged), their bytes,
+  /// and writes not sent because their partition was no longer this
+  /// member's (changes of events the next owner runs again).
+  uint64_t changelog_records = 0;
+  uint64_t changelog_bytes = 0;
+  uint64_t changelog_dropped = 0;
   /// Records of the partitions assigned now whose output was handled and
   /// that wait only for their state to be durable (a gauge).
   uint64_t awaiting_state = 0;

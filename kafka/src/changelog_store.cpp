@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "changelog_store.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "keylane/detail/state_record.hpp"
+#include "keylane/errc.hpp"
+
+namespace keylane::kafka {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// Integer keys carry this header, so a restore gives them back as integers.
+constexpr const char* int_key_header = "keylane.int_key";
+
+// How long a write waits for its acknowledgements before it fails (and
+// the state writer retries it); librdkafka gives up on a record then too.
+constexpr int delivery_timeout_ms = 30000;
+
+// Restored records written to the local store per batch.
+constexpr size_t restore_batch = 4096;
+
+// One write's records in flight.
+struct batch {
+  std::mutex mu;
+  size_t pending = 0;
+  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+  std::vector<int64_t> ends;
+};
+
+caf::error set(rd_kafka_conf_t* conf, const std::string& k,
+               const std::string& v, const std::string& origin) {
+  char err[512];
+  if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err)
+      == RD_KAFKA_CONF_OK)
+    return caf::none;
+  return make_error(errc::invalid_config,
+                    origin + ": changelog property " + k + " = \"" + v
+                      + "\": " + err);
+}
+
+std::string key_bytes(const key& k) {
+  return k.is_integer() ? std::to_string(k.integer()) : k.str();
+}
+
+} // namespace
+
+caf::expected<std::unique_ptr<changelog_store>>
+changelog_store::open(const source_settings& s,
+                      std::unique_ptr<state_store> local,
+                      std::string marker_path) {
+  std::unique_ptr<changelog_store> out{new changelog_store};
+  out->cfg_ = s;
+  out->local_ = std::move(local);
+  out->marker_path_ = std::move(marker_path);
+  auto* conf = rd_kafka_conf_new();
+  for (const auto& [k, v] : std::map<std::string, std::string>{
+         {"bootstrap.servers", s.bootstrap_servers},
+         {"enable.idempotence", "true"},
+         {"linger.ms", "2"},
+         {"message.timeout.ms", std::to_string(delivery_timeout_ms)},
+         {"log_level", s.properties.count("log_level")
+                         ? s.properties.at("log_level") : "6"}})
+    if (auto err = set(conf, k, v, s.origin)) {
+      rd_kafka_conf_destroy(conf);
+      return err;
+    }
+  rd_kafka_conf_set_dr_msg_cb(
+    conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void*) {
+      auto* b = static_cast<batch*>(m->_private);
+      std::lock_guard<std::mutex> guard{b->mu};
+      --b->pending;
+      if (m->err) {
+        if (!b->err)
+          b->err = m->err;
+      } else if (m->partition >= 0
+                 && static_cast<size_t>(m->partition) < b->ends.size()) {
+        auto& e = b->ends[static_cast<size_t>(m->partition)];
+        e = std::max(e, m->offset);
+      }
+    });
+  char err[512];
+  out->rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (!out->rk_) {
+    rd_kafka_conf_destroy(conf);
+    return make_error(errc::startup_failed,
+                      std::string{"kafka changelog producer: "} + err);
+  }
+  out->topic_ = rd_kafka_topic_new(out->rk_, s.changelog_topic.c_str(),
+                                    nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  auto merr = rd_kafka_metadata(out->rk_, 0, out->topic_, &md, 10000);
+  if (merr || md->topic_cnt != 1 || md->topics[0].err) {
+    auto why = merr ? rd_kafka_err2str(merr)
+                    : md->topic_cnt != 1 ? "no metadata"
+                                         : rd_kafka_err2str(md->topics[0].err);
+    if (md)
+      rd_kafka_metadata_destroy(md);
+    return make_error(errc::startup_failed,
+                      s.origin + ": kafka.changelog_topic \""
+                        + s.changelog_topic + "\": " + why
+                        + " (create it, compacted, with as many partitions "
+                          "as the input topics)");
+  }
+  out->partitions_ = md->topics[0].partition_cnt;
+  rd_kafka_metadata_destroy(md);
+  out->owned_.assign(static_cast<size_t>(out->partitions_), 0);
+  out->markers_.assign(static_cast<size_t>(out->partitions_), -1);
+  if (!out->marker_path_.empty()) {
+    // "<topic> <partitions>" then "<partition> <offset>" lines; a file of
+    // another topic or shape is ignored (a full restore).
+    std::ifstream in{out->marker_path_};
+    std::string topic;
+    int32_t n = 0;
+    if (in >> topic >> n && topic == s.changelog_topic
+        && n == out->partitions_) {
+      int32_t p;
+      int64_t at;
+      while (in >> p >> at)
+        if (p >= 0 && p < n)
+          out->markers_[static_cast<size_t>(p)] = at;
+    }
+  }
+  return out;
+}
+
+changelog_store::~changelog_store() {
+  if (!rk_)
+    return;
+  rd_kafka_flush(rk_, 5000);
+  rd_kafka_topic_destroy(topic_);
+  rd_kafka_destroy(rk_);
+}
+
+void changelog_store::own(int32_t partition, bool on) {
+  std::lock_guard<std::mutex> guard{mu_};
+  if (partition < 0 || partition >= partitions_)
+    return;
+  auto& n = owned_[static_cast<size_t>(partition)];
+  n = std::max(0, n + (on ? 1 : -1));
+}
+
+std::pair<int32_t, bool>
+changelog_store::partition_of(const key& k, std::string_view bytes) const {
+  if (auto rec = detail::decode_state_record(bytes))
+    for (const auto& [stream, pos] : rec->origins) {
+      auto slash = stream.rfind('/');
+      if (slash == std::string::npos)
+        continue;
+      auto topic = stream.substr(0, slash);
+      if (std::find(cfg_.topics.begin(), cfg_.topics.end(), topic)
+          == cfg_.topics.end())
+        continue;
+      auto p = std::strtol(stream.c_str() + slash + 1, nullptr, 10);
+      if (p >= 0 && p < partitions_)
+        return {static_cast<int32_t>(p), true};
+    }
+  // A key no input record reached (a message's target): by its hash, the
+  // same in every member.
+  return {static_cast<int32_t>(k.hash() % static_cast<uint64_t>(partitions_)),
+          false};
+}
+
+caf::error changelog_store::produce(
+  const std::vector<std::pair<int32_t, const state_entry*>>& entries,
+  bool deletes, std::vector<int64_t>& ends) {
+  std::lock_guard<std::mutex> one{produce_mu_};
+  batch b;
+  b.ends.assign(static_cast<size_t>(partitions_), -1);
+  for (const auto& [p, e] : entries) {
+    auto kb = key_bytes(e->k);
+    rd_kafka_headers_t* hdrs = nullptr;
+    if (e->k.is_integer()) {
+      hdrs = rd_kafka_headers_new(1);
+      rd_kafka_header_add(hdrs, int_key_header, -1, "1", 1);
+    }
+    {
+      std::lock_guard<std::mutex> guard{b.mu};
+      ++b.pending;
+    }
+    for (;;) {
+      auto err = rd_kafka_producev(
+        rk_, RD_KAFKA_V_RKT(topic_), RD_KAFKA_V_PARTITION(p),
+        RD_KAFKA_V_KEY(kb.data(), kb.size()),
+        RD_KAFKA_V_VALUE(deletes ? nullptr : const_cast<char*>(e->bytes.data()),
+                         deletes ? 0 : e->bytes.size()),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(&b), RD_KAFKA_V_END);
+      if (!err)
+        break;
+      if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+        rd_kafka_poll(rk_, 10);
+        continue;
+      }
+      if (hdrs)
+        rd_kafka_headers_destroy(hdrs);
+      {
+        std::lock_guard<std::mutex> guard{b.mu};
+        --b.pending;
+      }
+      rd_kafka_flush(rk_, delivery_timeout_ms); // the others still point at b
+      return make_error(errc::state_store_failed,
+                        "changelog " + cfg_.changelog_topic + ": "
+                          + rd_kafka_err2str(err));
+    }
+    if (!deletes) {
+      records_written.fetch_add(1, std::memory_order_relaxed);
+      bytes_written.fetch_add(e->bytes.size() + kb.size(),
+                              std::memory_order_relaxed);
+    }
+  }
+  auto deadline = clock::now() + std::chrono::milliseconds(delivery_timeout_ms
+                                                           + 5000);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> guard{b.mu};
+      if (b.pending == 0)
+        break;
+    }
+    if (clock::now() > deadline) {
+      // The records may still come; `b` must outlive their reports.
+      rd_kafka_purge(rk_, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+      while (rd_kafka_outq_len(rk_) > 0)
+        rd_kafka_poll(rk_, 10);
+      return make_error(errc::state_store_failed,
+                        "changelog " + cfg_.changelog_topic
+                          + ": no acknowledgement in time");
+    }
+    rd_kafka_poll(rk_, 5);
+  }
+  if (b.err)
+    return make_error(errc::state_store_failed,
+                      "changelog " + cfg_.changelog_topic + ": "
+                        + rd_kafka_err2str(b.err));
+  ends = std::move(b.ends);
+  return caf::none;
+}
+
+void changelog_store::advance_markers(const std::vector<int64_t>& ends) {
+  bool moved = false;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    for (size_t p = 0; p < ends.size(); ++p)
+      // Only where this member owns the partition: everything before its
+      // own records there is already in the local store (restored, or its
+      // own), which is what the marker promises.
+      if (ends[p] >= 0 && owned_[p] > 0 && markers_[p] >= 0
+          && ends[p] + 1 > markers_[p]) {
+        markers_[p] = ends[p] + 1;
+        moved = true;
+      }
+  }
+  if (moved)
+    save_markers();
+}
+
+void changelog_store::save_markers() {
+  if (marker_path_.empty())
+    return;
+  std::ostringstream text;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    text << cfg_.changelog_topic << ' ' << partitions_ << '\n';
+    for (size_t p = 0; p < markers_.size(); ++p)
+      text << p << ' ' << markers_[p] << '\n';
+  }
+  // Written after the local store synced what it names; a marker that is
+  // lost or old only makes the next restore read more.
+  auto tmp = marker_path_ + ".tmp";
+  {
+    std::ofstream out{tmp, std::ios::trunc};
+    out << text.str();
+    if (!out)
+      return;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, marker_path_, ec);
+}
+
+caf::expected<std::optional<std::string>>
+changelog_store::read(const key& k) {
+  return local_->read(k);
+}
+
+caf::error changelog_store::write(const std::vector<state_entry>& entries,
+                                  bool sync) {
+  std::vector<std::pair<int32_t, const state_entry*>> out;
+  std::vector<state_entry> cached;
+  out.reserve(entries.size());
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    for (const auto& e : entries) {
+      auto [p, from_input] = partition_of(e.k, e.bytes);
+      if (from_input && owned_[static_cast<size_t>(p)] == 0) {
+        records_dropped.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      out.emplace_back(p, &e);
+    }
+  }
+  if (out.empty())
+    return caf::none;
+  std::vector<int64_t> ends;
+  if (auto err = produce(out, false, ends))
+    return err;
+  cached.reserve(out.size());
+  for (const auto& [p, e] : out)
+    cached.push_back(*e);
+  if (auto err = local_->write(cached, sync))
+    return err;
+  advance_markers(ends);
+  return caf::none;
+}
+
+caf::expected<bool> changelog_store::erase(const key& k) {
+  auto had = local_->read(k);
+  if (!had)
+    return std::move(had.error());
+  if (!*had)
+    return false;
+  state_entry e{k, {}};
+  std::vector<std::pair<int32_t, const state_entry*>> one{
+    {partition_of(k, **had).first, &e}};
+  std::vector<int64_t> ends;
+  if (auto err = produce(one, true, ends))
+    return err;
+  auto gone = local_->erase(k);
+  if (gone)
+    advance_markers(ends);
+  return gone;
+}
+
+caf::error changelog_store::scan(
+  const std::function<bool(const key&, std::string_view bytes)>& fn) {
+  return local_->scan(fn);
+}
+
+std::string changelog_store::describe() const {
+  return local_->describe() + " behind changelog topic "
+         + cfg_.changelog_topic;
+}
+
+caf::expected<restore_report> changelog_store::restore(int32_t partition) {
+  restore_report rep;
+  auto t0 = clock::now();
+  int64_t from;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    from = markers_[static_cast<size_t>(partition)];
+  }
+  auto* conf = rd_kafka_conf_new();
+  for (const auto& [k, v] : std::map<std::string, std::string>{
+         {"bootstrap.servers", cfg_.bootstrap_servers},
+         {"group.id", cfg_.group + ".keylane-restore"},
+         {"enable.auto.commit", "false"},
+         {"isolation.level", "read_committed"},
+         {"enable.partition.eof", "true"},
+         {"log_level", cfg_.properties.count("log_level")
+                         ? cfg_.properties.at("log_level") : "6"}})
+    if (auto err = set(conf, k, v, cfg_.origin)) {
+      rd_kafka_conf_destroy(conf);
+      return err;
+    }
+  char errs[512];
+  auto* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errs, sizeof errs);
+  if (!rk) {
+    rd_kafka_conf_destroy(conf);
+    return make_error(errc::startup_failed,
+                      std::string{"kafka changelog reader: "} + errs);
+  }
+  auto fail = [&](std::string why) {
+    rd_kafka_destroy(rk);
+    return make_error(errc::state_store_failed,
+                      "restoring " + cfg_.changelog_topic + '/'
+                        + std::to_string(partition) + ": " + why);
+  };
+  int64_t lo = 0, hi = 0;
+  if (auto err = rd_kafka_query_watermark_offsets(
+        rk, cfg_.changelog_topic.c_str(), partition, &lo, &hi, 10000))
+    return fail(rd_kafka_err2str(err));
+  // A marker past the end is of a topic made again: read all of it.
+  if (from < lo || from > hi)
+    from = lo;
+  if (from < hi) {
+    auto* l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, cfg_.changelog_topic.c_str(),
+                                      partition)
+      ->offset = from;
+    auto aerr = rd_kafka_assign(rk, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    if (aerr)
+      return fail(rd_kafka_err2str(aerr));
+    std::vector<state_entry> puts;
+    auto flush = [&](bool sync) -> caf::error {
+      if (puts.empty() && !sync)
+        return caf::none;
+      if (auto err = local_->write(puts, sync))
+        return err;
+      puts.clear();
+      return caf::none;
+    };
+    int64_t next = from;
+    auto idle_until = clock::now() + std::chrono::seconds(30);
+    while (next < hi) {
+      auto* m = rd_kafka_consumer_poll(rk, 100);
+      if (!m) {
+        if (clock::now() > idle_until)
+          return fail("no records for 30 s at offset " + std::to_string(next)
+                      + " of " + std::to_string(hi));
+        continue;
+      }
+      idle_until = clock::now() + std::chrono::seconds(30);
+      if (m->err) {
+        auto e = m->err;
+        if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+          next = std::max(next, m->offset);
+          rd_kafka_message_destroy(m);
+          continue;
+        }
+        auto why = std::string{rd_kafka_message_errstr(m)};
+        rd_kafka_message_destroy(m);
+        return fail(why);
+      }
+      next = m->offset + 1;
+      std::string kb{static_cast<const char*>(m->key), m->key_len};
+      rd_kafka_headers_t* hdrs = nullptr;
+      const void* v = nullptr;
+      size_t vs = 0;
+      bool int_key = rd_kafka_message_headers(m, &hdrs) == 0
+                     && rd_kafka_header_get_last(hdrs, int_key_header, &v, &vs)
+                          == 0;
+      key k = int_key ? key{static_cast<uint64_t>(std::stoull(kb))}
+                      : key{std::move(kb)};
+      if (!m->payload) {
+        // A delete: what is staged before it goes first.
+        if (auto err = flush(false)) {
+          rd_kafka_message_destroy(m);
+          rd_kafka_destroy(rk);
+          return err;
+        }
+        auto gone = local_->erase(k);
+        (void) gone;
+      } else {
+        rep.bytes += m->len + m->key_len;
+        puts.push_back(state_entry{
+          std::move(k),
+          std::string{static_cast<const char*>(m->payload), m->len}});
+      }
+      ++rep.records;
+      rd_kafka_message_destroy(m);
+      if (puts.size() >= restore_batch)
+        if (auto err = flush(false)) {
+          rd_kafka_destroy(rk);
+          return err;
+        }
+    }
+    if (auto err = flush(true)) {
+      rd_kafka_destroy(rk);
+      return err;
+    }
+  }
+  rd_kafka_destroy(rk);
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    markers_[static_cast<size_t>(partition)] = hi;
+  }
+  save_markers();
+  rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  return rep;
+}
+
+namespace {
+
+class shared_store final : public state_store {
+public:
+  explicit shared_store(std::shared_ptr<changelog_store> s)
+    : s_(std::move(s)) {}
+  caf::expected<std::optional<std::string>> read(const key& k) override {
+    return s_->read(k);
+  }
+  caf::error write(const std::vector<state_entry>& entries,
+                   bool sync) override {
+    return s_->write(entries, sync);
+  }
+  caf::expected<bool> erase(const key& k) override { return s_->erase(k); }
+  caf::error
+  scan(const std::function<bool(const key&, std::string_view)>& fn) override {
+    return s_->scan(fn);
+  }
+  std::string describe() const override { return s_->describe(); }
+
+private:
+  std::shared_ptr<changelog_store> s_;
+};
+
+} // namespace
+
+std::unique_ptr<state_store> share(std::shared_ptr<changelog_store> store) {
+  return std::make_unique<shared_store>(std::move(store));
+}
+
+} // namespace keylane::kafka

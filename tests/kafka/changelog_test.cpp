@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: Apache-2.0
+// Keyed state that follows its partition (`kafka.changelog_topic`), on
+// librdkafka's mock cluster: three member processes (tests/kafka/member.cpp,
+// handler "sum_state"), each on a RocksDB directory of its own, one of
+// them killed with SIGKILL and restarted on its directory again and again
+// (a printed seed), so partitions move between members. At the end every
+// key's state in the changelog must be the fold of exactly its records.
+//
+// The control runs the same drill with state in each member's own store
+// only (no changelog): after a move the new owner lacks the old owner's
+// changes, and the check sees counts too low.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "cluster_fixture.hpp"
+#include "keylane/codec.hpp"
+#include "keylane/detail/state_record.hpp"
+#include "keylane/state_store.hpp"
+#include "state_totals.hpp"
+#include "topic_reader.hpp"
+
+using namespace std::chrono_literals;
+using kafka_test::cluster_fixture;
+using kafka_test::totals;
+using kafka_test::wait_until;
+
+namespace {
+
+constexpr const char* changelog = "ledger-state";
+constexpr int partitions = 6;
+
+/// One key's totals and its record's own count of applied events.
+struct key_totals {
+  totals state;
+  uint64_t events = 0;
+};
+using totals_by_key = std::map<std::string, key_totals>;
+
+std::string member_config(const cluster_fixture& f, const std::string& dir,
+                          bool with_changelog, int checkpoint_ms,
+                          int commit_ms) {
+  auto kafka = f.kafka_tables(commit_ms);
+  if (with_changelog) {
+    // Into the [kafka] table, ahead of [kafka.properties].
+    auto at = kafka.find("\n[kafka.properties]");
+    kafka.insert(at, std::string{"\nchangelog_topic = \""} + changelog + "\"");
+  }
+  return "[runtime]\norder = \"none\"\nwindow = 32\nkey_backlog = 8\n"
+         "max_active_keys = 16\n\n[scheduler]\nthreads = 2\n\n"
+         "[handler]\nname = \"sum_state\"\n\n[handler.sum_state]\n"
+         "max_delay_ms = 4\n\n[state]\nstore = \"rocksdb\"\npath = \""
+         + dir + "\"\ncheckpoint_ms = " + std::to_string(checkpoint_ms)
+         + "\n\n" + kafka + "\"fetch.wait.max.ms\" = 10\n";
+}
+
+bool decode_into(totals_by_key& out, const std::string& k,
+                 std::string_view bytes, std::vector<std::string>& bad) {
+  auto rec = keylane::detail::decode_state_record(bytes);
+  if (!rec) {
+    bad.push_back(k + ": " + keylane::render(rec.error()));
+    return false;
+  }
+  auto x = keylane::codec<totals>::decode(rec->state);
+  if (!x) {
+    bad.push_back(k + ": " + keylane::render(x.error()));
+    return false;
+  }
+  out[k] = key_totals{*x, rec->events};
+  return true;
+}
+
+/// Every key's totals as the changelog's last record for it says.
+totals_by_key read_changelog(cluster_fixture& f) {
+  auto recs = kafka_test::read_topic(f.cluster().bootstrap_servers(),
+                                     changelog, partitions, SIZE_MAX, 6s);
+  std::map<std::string, std::pair<int64_t, std::string>> last;
+  for (const auto& r : recs) {
+    auto& l = last[r.key];
+    if (l.second.empty() || r.offset > l.first)
+      l = {r.offset, r.value};
+  }
+  totals_by_key out;
+  std::vector<std::string> bad;
+  for (const auto& [k, l] : last)
+    decode_into(out, k, l.second, bad);
+  for (const auto& line : bad)
+    UNSCOPED_INFO(line);
+  REQUIRE(bad.empty());
+  return out;
+}
+
+/// Every key's totals in the RocksDB store at `path`.
+totals_by_key read_store(const std::string& path) {
+  totals_by_key out;
+  auto st = keylane::open_rocksdb_state_store(path, true);
+  REQUIRE(st);
+  std::vector<std::string> bad;
+  REQUIRE(!(*st)->scan([&](const keylane::key& k, std::string_view bytes) {
+    decode_into(out, k.to_string(), bytes, bad);
+    return true;
+  }));
+  REQUIRE(bad.empty());
+  return out;
+}
+
+std::vector<std::string> mismatches(const totals_by_key& want,
+                                    const totals_by_key& got) {
+  std::vector<std::string> out;
+  for (const auto& [k, w] : want) {
+    auto i = got.find(k);
+    if (i == got.end()) {
+      out.push_back(k + ": no state");
+      continue;
+    }
+    const auto& g = i->second;
+    if (g.state.sum != w.state.sum || g.state.count != w.state.count
+        || g.events != static_cast<uint64_t>(w.state.count))
+      out.push_back(k + ": sum " + std::to_string(g.state.sum) + " (want "
+                    + std::to_string(w.state.sum) + "), count "
+                    + std::to_string(g.state.count) + " (want "
+                    + std::to_string(w.state.count) + "), events "
+                    + std::to_string(g.events));
+  }
+  return out;
+}
+
+bool has_started(const kafka_test::member_process& m) {
+  std::ifstream in{m.log()};
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("R ", 0) == 0)
+      return true;
+  return false;
+}
+
+/// The "T" line of a member's log: restores, records restored, bytes,
+/// milliseconds, changelog records written, writes dropped.
+std::vector<uint64_t> restore_line(const kafka_test::member_process& m) {
+  std::ifstream in{m.log()};
+  std::string line;
+  std::vector<uint64_t> out;
+  while (std::getline(in, line))
+    if (line.rfind("T ", 0) == 0) {
+      std::istringstream is{line.substr(2)};
+      out.clear();
+      uint64_t x;
+      while (is >> x)
+        out.push_back(x);
+    }
+  return out;
+}
+
+struct drill_result {
+  totals_by_key want;
+  totals_by_key got; // the changelog's, or with no changelog the stores'
+  kafka_test::member_logs logs;
+};
+
+/// Three members on directories of their own; `kills` times a random one
+/// is killed with SIGKILL a random moment into a batch of records, and
+/// started again on its directory; at last all finish and stop.
+drill_result run_drill(bool with_changelog, int kills, uint32_t seed) {
+  constexpr int record_count = 2400;
+  constexpr int key_count = 60;
+  std::mt19937 rng{seed};
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+      .count();
+  };
+  cluster_fixture f{"range,roundrobin", partitions};
+  REQUIRE(f.ready());
+  REQUIRE(!f.cluster().create_topic(changelog, partitions));
+  drill_result out;
+  std::vector<std::string> dirs;
+  std::vector<kafka_test::member_process*> members;
+  auto start = [&](size_t slot) {
+    // Alternating profiles, as the single-member test does: checkpoints
+    // rare with commits frequent, and the other way round.
+    bool rare = (slot + members.size()) % 2 == 0;
+    auto& m = f.start_member_with(member_config(
+      f, dirs[slot], with_changelog, rare ? 500 : 30, rare ? 20 : 300));
+    REQUIRE(m.started());
+    return &m;
+  };
+  for (size_t slot = 0; slot < 3; ++slot) {
+    dirs.push_back((f.dir() / ("slot-" + std::to_string(slot))).string());
+    members.push_back(start(slot));
+  }
+  auto produced = 0;
+  auto produce_batch = [&](int until) {
+    std::vector<std::pair<std::string, std::string>> records;
+    for (; produced < until; ++produced) {
+      auto k = "k-" + std::to_string(rng() % key_count);
+      auto v = static_cast<int64_t>(1 + rng() % 9);
+      auto& w = out.want[k];
+      w.state.sum += v;
+      w.state.count += 1;
+      records.emplace_back(k, std::to_string(v));
+    }
+    REQUIRE(f.produce_records(records));
+  };
+  auto committed = [&] { return f.logs().committed_total(); };
+  for (int kill = 0; kill < kills; ++kill) {
+    produce_batch(record_count * (kill + 1) / (kills + 1));
+    auto slot = rng() % 3;
+    auto delay = std::chrono::milliseconds(
+      std::uniform_int_distribution<int>{100, 1500}(rng));
+    // A random moment once the victim works on this batch: events in
+    // flight, state written and not, commits behind.
+    auto lines = f.logs().finished.size();
+    REQUIRE(wait_until(
+      [&] {
+        return committed() >= produced
+               || (cluster_fixture::working(*members[slot])
+                   && f.logs().finished.size() > lines);
+      },
+      60s));
+    std::this_thread::sleep_for(delay);
+    members[slot]->signal(SIGKILL);
+    REQUIRE(members[slot]->wait(10s) == 128 + SIGKILL);
+    std::printf("%6.2f s: killed slot %u (%lld ms into its batch), %lld "
+                "records committed\n",
+                elapsed(), static_cast<unsigned>(slot),
+                static_cast<long long>(delay.count()),
+                static_cast<long long>(committed()));
+    std::fflush(stdout);
+    members[slot] = start(slot);
+  }
+  produce_batch(record_count);
+  for (auto* m : members)
+    REQUIRE(wait_until([&] { return has_started(*m); }, 30s));
+  REQUIRE(wait_until([&] { return committed() >= record_count; }, 180s));
+  std::printf("%6.2f s: all %d records committed\n", elapsed(), record_count);
+  for (auto* m : members)
+    m->signal(SIGTERM);
+  for (auto* m : members)
+    REQUIRE(m->wait(60s) == 0);
+  std::printf("%6.2f s: the members stopped\n", elapsed());
+  for (size_t slot = 0; slot < 3; ++slot) {
+    auto t = restore_line(*members[slot]);
+    if (t.size() >= 6)
+      std::printf("  slot %zu's last life: %llu restores, %llu records "
+                  "restored (%llu bytes, %llu ms), %llu written to the "
+                  "changelog, %llu dropped\n",
+                  slot, static_cast<unsigned long long>(t[0]),
+                  static_cast<unsigned long long>(t[1]),
+                  static_cast<unsigned long long>(t[2]),
+                  static_cast<unsigned long long>(t[3]),
+                  static_cast<unsigned long long>(t[4]),
+                  static_cast<unsigned long long>(t[5]));
+  }
+  std::fflush(stdout);
+  if (with_changelog) {
+    out.got = read_changelog(f);
+  } else {
+    // Each key as the store that applied most of its records has it.
+    for (const auto& d : dirs)
+      for (auto& [k, t] : read_store(d)) {
+        auto& g = out.got[k];
+        if (t.state.count > g.state.count)
+          g = t;
+      }
+  }
+  out.logs = f.logs();
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("state follows its partition: three members, one killed with "
+          "SIGKILL again and again, and every key's changelog state is the "
+          "fold of exactly its records",
+          "[kafka][changelog][crash]") {
+  auto seed = std::random_device{}();
+  std::printf("changelog drill: seed %u\n", seed);
+  INFO("seed " << seed);
+  auto r = run_drill(true, 4, seed);
+  auto bad = mismatches(r.want, r.got);
+  for (size_t i = 0; i < bad.size() && i < 20; ++i)
+    UNSCOPED_INFO(bad[i]);
+  CHECK(bad.empty());
+  // Every record answered, and a key's records in offset order within
+  // each assignment.
+  std::set<std::pair<int, int64_t>> answered;
+  std::map<std::tuple<std::string, uint64_t, std::string>, int64_t> last;
+  size_t skipped = 0, out_of_order = 0;
+  for (const auto& x : r.logs.finished) {
+    if (x.status == "ok" || x.status == "skipped")
+      answered.emplace(x.partition, x.offset);
+    skipped += x.status == "skipped";
+    auto [i, fresh] =
+      last.emplace(std::tuple{x.member, x.assignment, x.key}, x.offset);
+    if (!fresh) {
+      out_of_order += x.offset <= i->second;
+      i->second = x.offset;
+    }
+  }
+  CHECK(answered.size() == 2400);
+  CHECK(out_of_order == 0);
+  std::printf("changelog drill: %zu keys, %zu output lines, %zu skipped as "
+              "applied before\n",
+              r.got.size(), r.logs.finished.size(), skipped);
+}
+
+TEST_CASE("control: the same drill with each member's own store only loses "
+          "the changes a partition's earlier owners made, and the check "
+          "sees it",
+          "[kafka][changelog][control]") {
+  auto seed = std::random_device{}();
+  std::printf("changelog control, local stores only: seed %u\n", seed);
+  INFO("seed " << seed);
+  auto r = run_drill(false, 3, seed);
+  auto bad = mismatches(r.want, r.got);
+  for (size_t i = 0; i < bad.size() && i < 5; ++i)
+    std::printf("  as expected, %s\n", bad[i].c_str());
+  CHECK(!bad.empty());
+  int64_t want = 0, got = 0;
+  for (const auto& [k, w] : r.want)
+    want += w.state.count;
+  for (const auto& [k, g] : r.got)
+    got += g.state.count;
+  CHECK(got < want);
+}
