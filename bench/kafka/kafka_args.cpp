@@ -11,7 +11,8 @@ namespace keylane::bench::kafka {
 const std::vector<std::string>& way_names() {
   static const std::vector<std::string> names{
     "kafka_consume_loop",   "kafka_partition_order", "kafka_key_order_10",
-    "kafka_key_order_1000", "kafka_key_order_10000", "kafka_unordered"};
+    "kafka_key_order_1000", "kafka_key_order_10000", "kafka_unordered",
+    "kafka_state_none",     "kafka_state_local",     "kafka_state_changelog"};
   return names;
 }
 

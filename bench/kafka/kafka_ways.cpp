@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -11,6 +12,7 @@
 
 #include "keylane/errc.hpp"
 #include "keylane/kafka/source.hpp"
+#include "keylane/stateful_handler.hpp"
 
 namespace keylane::bench::kafka {
 
@@ -78,6 +80,42 @@ struct timed_handler : keylane::handler<kk::record, std::string> {
   }
 };
 
+/// Per key, how many of its records finished: keyed state, changed when
+/// a record's delay is over (as `timed_handler` finishes it).
+struct count_state {
+  int64_t n = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, count_state& x) {
+  return f(caf::meta::type_name("bench.count_state"), x.n);
+}
+
+struct counting_handler
+  : keylane::stateful_handler<kk::record, std::string, count_state> {
+  explicit counting_handler(std::atomic<int64_t>* first) : first_(first) {}
+  std::atomic<int64_t>* first_;
+
+  void on_event(kk::record& r, keylane::completion<std::string> done) override {
+    int64_t expected = 0;
+    if (first_->load(std::memory_order_relaxed) == 0)
+      first_->compare_exchange_strong(expected, now_ns());
+    uint64_t key, n;
+    int64_t delay_us = 0;
+    parse_value(r.value.data(), r.value.size(), key, n, delay_us);
+    if (delay_us <= 0) {
+      state().n += 1;
+      return done.ok(std::string{});
+    }
+    run_later(std::chrono::microseconds(delay_us),
+              [this, d = std::make_shared<keylane::completion<std::string>>(
+                       std::move(done))]() mutable {
+                state().n += 1;
+                d->ok(std::string{});
+              });
+  }
+};
+
 } // namespace
 
 run_result run_consume_loop(const std::string& bootstrap, const workload& w) {
@@ -129,44 +167,38 @@ run_result run_consume_loop(const std::string& bootstrap, const workload& w) {
   return out;
 }
 
-run_result run_keylane(const std::string& bootstrap, const workload& w,
-                       keyed_by by, size_t concurrency,
-                       const std::string& group) {
-  run_result out;
+namespace {
+
+kk::config base_config(const std::string& bootstrap, const workload& w,
+                       size_t concurrency, const std::string& group) {
   kk::config cfg;
   auto& rt = cfg.runtime;
   rt.order = keylane::order_mode::none; // offsets finish as events do
   rt.threads = 2;
   rt.max_active_keys = concurrency;
   rt.log = keylane::log_level::warning;
-  rt.handler = "timed_handler";
   auto& ks = cfg.source;
   ks.bootstrap_servers = bootstrap;
   ks.group = group;
   ks.topics = {w.topic};
   ks.origin = "keylane_kafka_bench";
-  if (by == keyed_by::partition) {
-    ks.key = kk::key_from::header;
-    ks.key_header = "part";
-  } else if (by == keyed_by::record_id) {
-    ks.key = kk::key_from::header;
-    ks.key_header = "id";
-  }
   // The mock waits session.timeout.ms - 1 s at every join and leave;
   // below 3 s its group never formed here (2.0.2).
   ks.properties = {{"session.timeout.ms", "3000"},
                    {"heartbeat.interval.ms", "300"},
                    {"log_level", "2"}};
+  return cfg;
+}
 
-  std::atomic<int64_t> first{0};
+/// Runs `cfg` with handlers from `make` until every record finished.
+run_result run_source(kk::config cfg, keylane::handler_factory make,
+                      const workload& w, std::atomic<int64_t>& first) {
+  run_result out;
   std::atomic<uint64_t> finished{0};
   std::atomic<int64_t> last{0};
   order_check order{w.keys};
-  auto make = [&first](const keylane::handler_params&) {
-    return std::make_unique<timed_handler>(&first);
-  };
   auto src = kk::source::start(
-    std::move(cfg), make, [&](kk::record_event& ev) {
+    std::move(cfg), std::move(make), [&](kk::record_event& ev) {
       // The runtime's one consumer thread: order needs no lock.
       order.see(ev.payload.value.data(), ev.payload.value.size());
       last.store(now_ns(), std::memory_order_relaxed);
@@ -186,6 +218,51 @@ run_result run_keylane(const std::string& bootstrap, const workload& w,
   out.violations = order.violations(); // read after the count: all seen
   out.total_s = static_cast<double>(last.load() - first.load()) * 1e-9;
   (*src)->stop();
+  return out;
+}
+
+} // namespace
+
+run_result run_keylane(const std::string& bootstrap, const workload& w,
+                       keyed_by by, size_t concurrency,
+                       const std::string& group) {
+  auto cfg = base_config(bootstrap, w, concurrency, group);
+  cfg.runtime.handler = "timed_handler";
+  auto& ks = cfg.source;
+  if (by == keyed_by::partition) {
+    ks.key = kk::key_from::header;
+    ks.key_header = "part";
+  } else if (by == keyed_by::record_id) {
+    ks.key = kk::key_from::header;
+    ks.key_header = "id";
+  }
+  std::atomic<int64_t> first{0};
+  auto make = [&first](const keylane::handler_params&) {
+    return std::make_unique<timed_handler>(&first);
+  };
+  return run_source(std::move(cfg), make, w, first);
+}
+
+run_result run_keylane_state(const std::string& bootstrap, const workload& w,
+                             state_kept kept, size_t concurrency,
+                             const std::string& group, const std::string& dir,
+                             const std::string& changelog) {
+  auto cfg = base_config(bootstrap, w, concurrency, group);
+  cfg.runtime.handler = "counting_handler";
+  if (kept != state_kept::none) {
+    cfg.runtime.state_store = keylane::state_backend::rocksdb;
+    cfg.runtime.state_path = dir + "/" + group;
+  }
+  if (kept == state_kept::changelog)
+    cfg.source.changelog_topic = changelog;
+  std::atomic<int64_t> first{0};
+  auto make = [&first](const keylane::handler_params&) {
+    return std::make_unique<counting_handler>(&first);
+  };
+  auto out = run_source(std::move(cfg), make, w, first);
+  std::error_code ec;
+  std::filesystem::remove_all(dir + "/" + group, ec);
+  std::filesystem::remove(dir + "/" + group + ".changelog", ec);
   return out;
 }
 

@@ -52,4 +52,26 @@ enum class keyed_by {
                                      size_t concurrency,
                                      const std::string& group);
 
+/// How a stateful run keeps its per-key state (a count of the key's
+/// records, changed when each record finishes).
+enum class state_kept {
+  /// In the lane only (`state.store = "none"`): at-least-once, the
+  /// baseline.
+  none,
+  /// In the member's own RocksDB directory: exactly once per member.
+  local,
+  /// In RocksDB behind the changelog topic `changelog`: exactly once
+  /// across members.
+  changelog,
+};
+
+/// Like `run_keylane` keyed by record key, with a handler that keeps
+/// per-key state as `kept` says, in a fresh directory under `dir`.
+[[nodiscard]] run_result run_keylane_state(const std::string& bootstrap,
+                                           const workload& w, state_kept kept,
+                                           size_t concurrency,
+                                           const std::string& group,
+                                           const std::string& dir,
+                                           const std::string& changelog);
+
 } // namespace keylane::bench::kafka

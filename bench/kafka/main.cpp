@@ -8,12 +8,15 @@
 // ordered way broke per-key order. See bench/README.md.
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "../measure.hpp"
 #include "../report.hpp"
@@ -108,7 +111,7 @@ int main(int argc, char** argv) {
   auto keys_of = [](const std::string& way) -> size_t {
     if (way == "kafka_key_order_10")
       return 10;
-    if (way == "kafka_key_order_1000")
+    if (way == "kafka_key_order_1000" || way.rfind("kafka_state_", 0) == 0)
       return 1000;
     return 10000;
   };
@@ -124,6 +127,9 @@ int main(int argc, char** argv) {
     topics.emplace(k, std::move(w));
   }
 
+  // RocksDB directories of the stateful ways, one per run.
+  auto state_dir = std::filesystem::temp_directory_path()
+                   / ("keylane-kafka-bench-" + std::to_string(::getpid()));
   std::vector<kafka_row> rows;
   for (auto& way : o.ways) {
     kafka_row r;
@@ -139,9 +145,22 @@ int main(int argc, char** argv) {
     for (auto& r : rows) {
       run_result res;
       auto group = "bench-" + std::to_string(++groups);
-      if (r.way == "kafka_consume_loop")
+      if (r.way == "kafka_consume_loop") {
         res = run_consume_loop(bootstrap, *r.w);
-      else
+      } else if (r.way.rfind("kafka_state_", 0) == 0) {
+        auto kept = r.way == "kafka_state_none"    ? state_kept::none
+                    : r.way == "kafka_state_local" ? state_kept::local
+                                                   : state_kept::changelog;
+        auto changelog = group + "-state";
+        if (kept == state_kept::changelog)
+          if (auto err = (*mc)->create_topic(changelog, o.partitions)) {
+            r.error = keylane::render(err);
+            r.completed = false;
+            continue;
+          }
+        res = run_keylane_state(bootstrap, *r.w, kept, o.concurrency, group,
+                                state_dir.string(), changelog);
+      } else
         res = run_keylane(bootstrap, *r.w,
                           r.way == "kafka_partition_order" ? keyed_by::partition
                           : r.way == "kafka_unordered" ? keyed_by::record_id
@@ -167,6 +186,9 @@ int main(int argc, char** argv) {
                     res.completed ? "" : "  INCOMPLETE");
       std::cerr << line;
     }
+
+  std::error_code ec;
+  std::filesystem::remove_all(state_dir, ec);
 
   std::ostringstream table;
   char buf[256];

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,30 +15,8 @@
 
 namespace keylane::kafka {
 
-namespace {
-
-using clock = std::chrono::steady_clock;
-
-// Integer keys carry this header, so a restore gives them back as integers.
-constexpr const char* int_key_header = "keylane.int_key";
-
-// How long a write waits for its acknowledgements before it fails (and
-// the state writer retries it); librdkafka gives up on a record then too.
-constexpr int delivery_timeout_ms = 30000;
-
-// Restored records written to the local store per batch.
-constexpr size_t restore_batch = 4096;
-
-// One write's records in flight.
-struct batch {
-  std::mutex mu;
-  size_t pending = 0;
-  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
-  std::vector<int64_t> ends;
-};
-
-caf::error set(rd_kafka_conf_t* conf, const std::string& k,
-               const std::string& v, const std::string& origin) {
+caf::error detail::set_conf(rd_kafka_conf_t* conf, const std::string& k,
+                            const std::string& v, const std::string& origin) {
   char err[512];
   if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err)
       == RD_KAFKA_CONF_OK)
@@ -46,6 +25,22 @@ caf::error set(rd_kafka_conf_t* conf, const std::string& k,
                     origin + ": changelog property " + k + " = \"" + v
                       + "\": " + err);
 }
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// How long a write waits for its acknowledgements before it fails (and
+// the state writer retries it); librdkafka gives up on a record then too.
+constexpr int delivery_timeout_ms = 30000;
+
+// One write's records in flight.
+struct batch {
+  std::mutex mu;
+  size_t pending = 0;
+  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+  std::vector<int64_t> ends;
+};
 
 std::string key_bytes(const key& k) {
   return k.is_integer() ? std::to_string(k.integer()) : k.str();
@@ -69,7 +64,7 @@ changelog_store::open(const source_settings& s,
          {"message.timeout.ms", std::to_string(delivery_timeout_ms)},
          {"log_level", s.properties.count("log_level")
                          ? s.properties.at("log_level") : "6"}})
-    if (auto err = set(conf, k, v, s.origin)) {
+    if (auto err = detail::set_conf(conf, k, v, s.origin)) {
       rd_kafka_conf_destroy(conf);
       return err;
     }
@@ -94,14 +89,16 @@ changelog_store::open(const source_settings& s,
     return make_error(errc::startup_failed,
                       std::string{"kafka changelog producer: "} + err);
   }
-  out->topic_ = rd_kafka_topic_new(out->rk_, s.changelog_topic.c_str(),
-                                    nullptr);
+  // Every topic's metadata, not the one topic's: asking for a topic by
+  // name lets a broker (the mock always) create it, uncompacted.
   const rd_kafka_metadata_t* md = nullptr;
-  auto merr = rd_kafka_metadata(out->rk_, 0, out->topic_, &md, 10000);
-  if (merr || md->topic_cnt != 1 || md->topics[0].err) {
-    auto why = merr ? rd_kafka_err2str(merr)
-                    : md->topic_cnt != 1 ? "no metadata"
-                                         : rd_kafka_err2str(md->topics[0].err);
+  auto merr = rd_kafka_metadata(out->rk_, 1, nullptr, &md, 10000);
+  const rd_kafka_metadata_topic_t* found = nullptr;
+  for (int i = 0; !merr && i < md->topic_cnt; ++i)
+    if (s.changelog_topic == md->topics[i].topic && !md->topics[i].err)
+      found = &md->topics[i];
+  if (!found) {
+    std::string why = merr ? rd_kafka_err2str(merr) : "no such topic";
     if (md)
       rd_kafka_metadata_destroy(md);
     return make_error(errc::startup_failed,
@@ -110,8 +107,11 @@ changelog_store::open(const source_settings& s,
                         + " (create it, compacted, with as many partitions "
                           "as the input topics)");
   }
-  out->partitions_ = md->topics[0].partition_cnt;
+  out->partitions_ = found->partition_cnt;
   rd_kafka_metadata_destroy(md);
+  // After the check: a topic handle asks for its topic's metadata.
+  out->topic_ = rd_kafka_topic_new(out->rk_, s.changelog_topic.c_str(),
+                                    nullptr);
   out->owned_.assign(static_cast<size_t>(out->partitions_), 0);
   out->markers_.assign(static_cast<size_t>(out->partitions_), -1);
   if (!out->marker_path_.empty()) {
@@ -136,7 +136,8 @@ changelog_store::~changelog_store() {
   if (!rk_)
     return;
   rd_kafka_flush(rk_, 5000);
-  rd_kafka_topic_destroy(topic_);
+  if (topic_)
+    rd_kafka_topic_destroy(topic_);
   rd_kafka_destroy(rk_);
 }
 
@@ -150,7 +151,7 @@ void changelog_store::own(int32_t partition, bool on) {
 
 std::pair<int32_t, bool>
 changelog_store::partition_of(const key& k, std::string_view bytes) const {
-  if (auto rec = detail::decode_state_record(bytes))
+  if (auto rec = keylane::detail::decode_state_record(bytes))
     for (const auto& [stream, pos] : rec->origins) {
       auto slash = stream.rfind('/');
       if (slash == std::string::npos)
@@ -180,7 +181,7 @@ caf::error changelog_store::produce(
     rd_kafka_headers_t* hdrs = nullptr;
     if (e->k.is_integer()) {
       hdrs = rd_kafka_headers_new(1);
-      rd_kafka_header_add(hdrs, int_key_header, -1, "1", 1);
+      rd_kafka_header_add(hdrs, detail::int_key_header, -1, "1", 1);
     }
     {
       std::lock_guard<std::mutex> guard{b.mu};
@@ -346,135 +347,6 @@ caf::error changelog_store::scan(
 std::string changelog_store::describe() const {
   return local_->describe() + " behind changelog topic "
          + cfg_.changelog_topic;
-}
-
-caf::expected<restore_report> changelog_store::restore(int32_t partition) {
-  restore_report rep;
-  auto t0 = clock::now();
-  int64_t from;
-  {
-    std::lock_guard<std::mutex> guard{mu_};
-    from = markers_[static_cast<size_t>(partition)];
-  }
-  auto* conf = rd_kafka_conf_new();
-  for (const auto& [k, v] : std::map<std::string, std::string>{
-         {"bootstrap.servers", cfg_.bootstrap_servers},
-         {"group.id", cfg_.group + ".keylane-restore"},
-         {"enable.auto.commit", "false"},
-         {"isolation.level", "read_committed"},
-         {"enable.partition.eof", "true"},
-         {"log_level", cfg_.properties.count("log_level")
-                         ? cfg_.properties.at("log_level") : "6"}})
-    if (auto err = set(conf, k, v, cfg_.origin)) {
-      rd_kafka_conf_destroy(conf);
-      return err;
-    }
-  char errs[512];
-  auto* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errs, sizeof errs);
-  if (!rk) {
-    rd_kafka_conf_destroy(conf);
-    return make_error(errc::startup_failed,
-                      std::string{"kafka changelog reader: "} + errs);
-  }
-  auto fail = [&](std::string why) {
-    rd_kafka_destroy(rk);
-    return make_error(errc::state_store_failed,
-                      "restoring " + cfg_.changelog_topic + '/'
-                        + std::to_string(partition) + ": " + why);
-  };
-  int64_t lo = 0, hi = 0;
-  if (auto err = rd_kafka_query_watermark_offsets(
-        rk, cfg_.changelog_topic.c_str(), partition, &lo, &hi, 10000))
-    return fail(rd_kafka_err2str(err));
-  // A marker past the end is of a topic made again: read all of it.
-  if (from < lo || from > hi)
-    from = lo;
-  if (from < hi) {
-    auto* l = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(l, cfg_.changelog_topic.c_str(),
-                                      partition)
-      ->offset = from;
-    auto aerr = rd_kafka_assign(rk, l);
-    rd_kafka_topic_partition_list_destroy(l);
-    if (aerr)
-      return fail(rd_kafka_err2str(aerr));
-    std::vector<state_entry> puts;
-    auto flush = [&](bool sync) -> caf::error {
-      if (puts.empty() && !sync)
-        return caf::none;
-      if (auto err = local_->write(puts, sync))
-        return err;
-      puts.clear();
-      return caf::none;
-    };
-    int64_t next = from;
-    auto idle_until = clock::now() + std::chrono::seconds(30);
-    while (next < hi) {
-      auto* m = rd_kafka_consumer_poll(rk, 100);
-      if (!m) {
-        if (clock::now() > idle_until)
-          return fail("no records for 30 s at offset " + std::to_string(next)
-                      + " of " + std::to_string(hi));
-        continue;
-      }
-      idle_until = clock::now() + std::chrono::seconds(30);
-      if (m->err) {
-        auto e = m->err;
-        if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-          next = std::max(next, m->offset);
-          rd_kafka_message_destroy(m);
-          continue;
-        }
-        auto why = std::string{rd_kafka_message_errstr(m)};
-        rd_kafka_message_destroy(m);
-        return fail(why);
-      }
-      next = m->offset + 1;
-      std::string kb{static_cast<const char*>(m->key), m->key_len};
-      rd_kafka_headers_t* hdrs = nullptr;
-      const void* v = nullptr;
-      size_t vs = 0;
-      bool int_key = rd_kafka_message_headers(m, &hdrs) == 0
-                     && rd_kafka_header_get_last(hdrs, int_key_header, &v, &vs)
-                          == 0;
-      key k = int_key ? key{static_cast<uint64_t>(std::stoull(kb))}
-                      : key{std::move(kb)};
-      if (!m->payload) {
-        // A delete: what is staged before it goes first.
-        if (auto err = flush(false)) {
-          rd_kafka_message_destroy(m);
-          rd_kafka_destroy(rk);
-          return err;
-        }
-        auto gone = local_->erase(k);
-        (void) gone;
-      } else {
-        rep.bytes += m->len + m->key_len;
-        puts.push_back(state_entry{
-          std::move(k),
-          std::string{static_cast<const char*>(m->payload), m->len}});
-      }
-      ++rep.records;
-      rd_kafka_message_destroy(m);
-      if (puts.size() >= restore_batch)
-        if (auto err = flush(false)) {
-          rd_kafka_destroy(rk);
-          return err;
-        }
-    }
-    if (auto err = flush(true)) {
-      rd_kafka_destroy(rk);
-      return err;
-    }
-  }
-  rd_kafka_destroy(rk);
-  {
-    std::lock_guard<std::mutex> guard{mu_};
-    markers_[static_cast<size_t>(partition)] = hi;
-  }
-  save_markers();
-  rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
-  return rep;
 }
 
 namespace {

@@ -23,6 +23,20 @@
 
 namespace keylane::kafka {
 
+namespace detail {
+
+/// Integer keys carry this header in the changelog, so a restore gives
+/// them back as integers.
+inline constexpr const char* int_key_header = "keylane.int_key";
+
+/// Sets librdkafka property `k`; an `invalid_config` error naming it and
+/// `origin` when librdkafka refuses.
+[[nodiscard]] caf::error set_conf(rd_kafka_conf_t* conf, const std::string& k,
+                                  const std::string& v,
+                                  const std::string& origin);
+
+} // namespace detail
+
 /// What one restore read.
 struct restore_report {
   uint64_t records = 0;

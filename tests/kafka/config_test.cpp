@@ -9,6 +9,7 @@
 #include "keylane/config_loader.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/kafka/config_loader.hpp"
+#include "keylane/kafka/source.hpp"
 
 namespace kk = keylane::kafka;
 
@@ -258,4 +259,26 @@ TEST_CASE("a config file over 1 MiB is refused by the kafka loader too",
   REQUIRE_FALSE(cfg);
   CHECK(cfg.error().code()
         == static_cast<uint8_t>(keylane::errc::config_too_large));
+}
+
+TEST_CASE("kafka.changelog_topic is read, an empty one is refused, and a "
+          "source with one but no keyed state refuses to start",
+          "[kafka][config][changelog]") {
+  auto base = std::string{"[kafka]\nbootstrap_servers = \"h:1\"\n"
+                          "group = \"g\"\ntopics = [\"t\"]\n"};
+  auto cfg = kk::parse(base + "changelog_topic = \"t-state\"\n", "app.toml");
+  REQUIRE(cfg);
+  CHECK(cfg->source.changelog_topic == "t-state");
+  auto empty = kk::parse(base + "changelog_topic = \"\"\n", "app.toml");
+  REQUIRE(!empty);
+  CHECK(message(empty.error()).find("app.toml:5: kafka.changelog_topic")
+        != std::string::npos);
+  // No state kept: refused before anything connects.
+  auto src = kk::source::start(
+    std::move(*cfg), keylane::handler_factory{[](const keylane::handler_params&) {
+      return std::unique_ptr<keylane::handler_base>{};
+    }});
+  REQUIRE(!src);
+  CHECK(message(src.error()).find("kafka.changelog_topic needs keyed state")
+        != std::string::npos);
 }

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+// Restores of one changelog partition into the local store.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+
+#include "changelog_store.hpp"
+#include "keylane/errc.hpp"
+
+namespace keylane::kafka {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// Restored records written to the local store per batch.
+constexpr size_t restore_batch = 4096;
+
+} // namespace
+
+caf::expected<restore_report> changelog_store::restore(int32_t partition) {
+  restore_report rep;
+  auto t0 = clock::now();
+  int64_t from;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    from = markers_[static_cast<size_t>(partition)];
+  }
+  auto* conf = rd_kafka_conf_new();
+  for (const auto& [k, v] : std::map<std::string, std::string>{
+         {"bootstrap.servers", cfg_.bootstrap_servers},
+         {"group.id", cfg_.group + ".keylane-restore"},
+         {"enable.auto.commit", "false"},
+         {"isolation.level", "read_committed"},
+         {"enable.partition.eof", "true"},
+         {"log_level", cfg_.properties.count("log_level")
+                         ? cfg_.properties.at("log_level") : "6"}})
+    if (auto err = detail::set_conf(conf, k, v, cfg_.origin)) {
+      rd_kafka_conf_destroy(conf);
+      return err;
+    }
+  char errs[512];
+  auto* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errs, sizeof errs);
+  if (!rk) {
+    rd_kafka_conf_destroy(conf);
+    return make_error(errc::startup_failed,
+                      std::string{"kafka changelog reader: "} + errs);
+  }
+  auto fail = [&](std::string why) {
+    rd_kafka_destroy(rk);
+    return make_error(errc::state_store_failed,
+                      "restoring " + cfg_.changelog_topic + '/'
+                        + std::to_string(partition) + ": " + why);
+  };
+  int64_t lo = 0, hi = 0;
+  if (auto err = rd_kafka_query_watermark_offsets(
+        rk, cfg_.changelog_topic.c_str(), partition, &lo, &hi, 10000))
+    return fail(rd_kafka_err2str(err));
+  // A marker past the end is of a topic made again: read all of it.
+  if (from < lo || from > hi)
+    from = lo;
+  if (from < hi) {
+    auto* l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, cfg_.changelog_topic.c_str(),
+                                      partition)
+      ->offset = from;
+    auto aerr = rd_kafka_assign(rk, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    if (aerr)
+      return fail(rd_kafka_err2str(aerr));
+    std::vector<state_entry> puts;
+    auto flush = [&](bool sync) -> caf::error {
+      if (puts.empty() && !sync)
+        return caf::none;
+      if (auto err = local_->write(puts, sync))
+        return err;
+      puts.clear();
+      return caf::none;
+    };
+    int64_t next = from;
+    auto idle_until = clock::now() + std::chrono::seconds(30);
+    while (next < hi) {
+      auto* m = rd_kafka_consumer_poll(rk, 100);
+      if (!m) {
+        if (clock::now() > idle_until)
+          return fail("no records for 30 s at offset " + std::to_string(next)
+                      + " of " + std::to_string(hi));
+        continue;
+      }
+      idle_until = clock::now() + std::chrono::seconds(30);
+      if (m->err) {
+        auto e = m->err;
+        if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+          next = std::max(next, m->offset);
+          rd_kafka_message_destroy(m);
+          continue;
+        }
+        auto why = std::string{rd_kafka_message_errstr(m)};
+        rd_kafka_message_destroy(m);
+        return fail(why);
+      }
+      next = m->offset + 1;
+      std::string kb{static_cast<const char*>(m->key), m->key_len};
+      rd_kafka_headers_t* hdrs = nullptr;
+      const void* v = nullptr;
+      size_t vs = 0;
+      bool int_key = rd_kafka_message_headers(m, &hdrs) == 0
+                     && rd_kafka_header_get_last(hdrs, detail::int_key_header, &v, &vs)
+                          == 0;
+      key k = int_key ? key{static_cast<uint64_t>(
+                          std::strtoull(kb.c_str(), nullptr, 10))}
+                      : key{std::move(kb)};
+      if (!m->payload) {
+        // A delete: what is staged before it goes first.
+        if (auto err = flush(false)) {
+          rd_kafka_message_destroy(m);
+          rd_kafka_destroy(rk);
+          return err;
+        }
+        auto gone = local_->erase(k);
+        (void) gone;
+      } else {
+        rep.bytes += m->len + m->key_len;
+        puts.push_back(state_entry{
+          std::move(k),
+          std::string{static_cast<const char*>(m->payload), m->len}});
+      }
+      ++rep.records;
+      rd_kafka_message_destroy(m);
+      if (puts.size() >= restore_batch)
+        if (auto err = flush(false)) {
+          rd_kafka_destroy(rk);
+          return err;
+        }
+    }
+    if (auto err = flush(true)) {
+      rd_kafka_destroy(rk);
+      return err;
+    }
+  }
+  rd_kafka_destroy(rk);
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    markers_[static_cast<size_t>(partition)] = hi;
+  }
+  save_markers();
+  rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  return rep;
+}
+
+} // namespace keylane::kafka
