@@ -20,14 +20,9 @@ constexpr size_t restore_batch = 4096;
 
 } // namespace
 
-caf::expected<restore_report> changelog_store::restore(int32_t partition) {
-  restore_report rep;
-  auto t0 = clock::now();
-  int64_t from;
-  {
-    std::lock_guard<std::mutex> guard{mu_};
-    from = markers_[static_cast<size_t>(partition)];
-  }
+caf::error changelog_store::open_reader() {
+  // One reader for every restore: a consumer's start (its connections)
+  // would cost more than an empty partition's restore.
   auto* conf = rd_kafka_conf_new();
   for (const auto& [k, v] : std::map<std::string, std::string>{
          {"bootstrap.servers", cfg_.bootstrap_servers},
@@ -42,14 +37,30 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
       return err;
     }
   char errs[512];
-  auto* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errs, sizeof errs);
-  if (!rk) {
+  reader_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errs, sizeof errs);
+  if (!reader_) {
     rd_kafka_conf_destroy(conf);
     return make_error(errc::startup_failed,
                       std::string{"kafka changelog reader: "} + errs);
   }
+  return caf::none;
+}
+
+caf::expected<restore_report> changelog_store::restore(int32_t partition) {
+  std::lock_guard<std::mutex> one{restore_mu_};
+  restore_report rep;
+  auto t0 = clock::now();
+  int64_t from;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    from = markers_[static_cast<size_t>(partition)];
+  }
+  if (!reader_)
+    if (auto err = open_reader())
+      return err;
+  auto* rk = reader_;
   auto fail = [&](std::string why) {
-    rd_kafka_destroy(rk);
+    rd_kafka_assign(rk, nullptr);
     return make_error(errc::state_store_failed,
                       "restoring " + cfg_.changelog_topic + '/'
                         + std::to_string(partition) + ": " + why);
@@ -90,6 +101,10 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
         continue;
       }
       idle_until = clock::now() + std::chrono::seconds(30);
+      if (m->partition != partition) { // left from an earlier restore
+        rd_kafka_message_destroy(m);
+        continue;
+      }
       if (m->err) {
         auto e = m->err;
         if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
@@ -106,9 +121,10 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
       rd_kafka_headers_t* hdrs = nullptr;
       const void* v = nullptr;
       size_t vs = 0;
-      bool int_key = rd_kafka_message_headers(m, &hdrs) == 0
-                     && rd_kafka_header_get_last(hdrs, detail::int_key_header, &v, &vs)
-                          == 0;
+      bool int_key =
+        rd_kafka_message_headers(m, &hdrs) == 0
+        && rd_kafka_header_get_last(hdrs, detail::int_key_header, &v, &vs)
+             == 0;
       key k = int_key ? key{static_cast<uint64_t>(
                           std::strtoull(kb.c_str(), nullptr, 10))}
                       : key{std::move(kb)};
@@ -116,7 +132,7 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
         // A delete: what is staged before it goes first.
         if (auto err = flush(false)) {
           rd_kafka_message_destroy(m);
-          rd_kafka_destroy(rk);
+          rd_kafka_assign(rk, nullptr);
           return err;
         }
         auto gone = local_->erase(k);
@@ -131,16 +147,16 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
       rd_kafka_message_destroy(m);
       if (puts.size() >= restore_batch)
         if (auto err = flush(false)) {
-          rd_kafka_destroy(rk);
+          rd_kafka_assign(rk, nullptr);
           return err;
         }
     }
     if (auto err = flush(true)) {
-      rd_kafka_destroy(rk);
+      rd_kafka_assign(rk, nullptr);
       return err;
     }
   }
-  rd_kafka_destroy(rk);
+  rd_kafka_assign(rk, nullptr);
   {
     std::lock_guard<std::mutex> guard{mu_};
     markers_[static_cast<size_t>(partition)] = hi;

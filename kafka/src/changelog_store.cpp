@@ -133,6 +133,8 @@ changelog_store::open(const source_settings& s,
 }
 
 changelog_store::~changelog_store() {
+  if (reader_)
+    rd_kafka_destroy(reader_);
   if (!rk_)
     return;
   rd_kafka_flush(rk_, 5000);

@@ -110,6 +110,8 @@ private:
                        entries,
                      bool deletes, std::vector<int64_t>& ends);
   void advance_markers(const std::vector<int64_t>& ends);
+  /// Starts `reader_`.
+  caf::error open_reader();
   void save_markers();
 
   source_settings cfg_;
@@ -118,6 +120,10 @@ private:
   rd_kafka_t* rk_ = nullptr;
   rd_kafka_topic_t* topic_ = nullptr;
   int32_t partitions_ = 0;
+  /// The restores' consumer (assigned, never in a group), used by one
+  /// restore at a time.
+  rd_kafka_t* reader_ = nullptr;
+  std::mutex restore_mu_;
 
   std::mutex produce_mu_; // one batch in flight at a time
   mutable std::mutex mu_; // owned_, markers_
