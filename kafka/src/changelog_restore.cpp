@@ -30,6 +30,9 @@ caf::error changelog_store::open_reader() {
          {"enable.auto.commit", "false"},
          {"isolation.level", "read_committed"},
          {"enable.partition.eof", "true"},
+         // A restore waits for its first fetch; a long poll still out for
+         // the previous restore's partition would hold it up to this.
+         {"fetch.wait.max.ms", "20"},
          {"log_level", cfg_.properties.count("log_level")
                          ? cfg_.properties.at("log_level") : "6"}})
     if (auto err = detail::set_conf(conf, k, v, cfg_.origin)) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "state_tool_commands.hpp"
+#include "keylane/detail/components.hpp"
 #include "keylane/detail/tool_command_line.hpp"
 #include "keylane/config_loader.hpp"
 #include "keylane/errc.hpp"
@@ -36,8 +37,10 @@ constexpr const char* help_text
        %1$s COMMAND [KEY] [--int-key] --config APP.toml [--set K=V]...
 
 Inspects and resets the keyed state of a keylane state store: the RocksDB
-directory a runtime keeps state in (state.store = "rocksdb", state.path).
-Times are UTC.
+directory a runtime keeps state in (state.store = "rocksdb", state.path),
+or, for list, show and export, a Kafka source's changelog topic given as
+DIR = kafka:BOOTSTRAP/TOPIC (kafka.changelog_topic; read to its end, each
+key's last record). Times are UTC.
 
 commands:
   list DIR            one line per key with state, in the store's order
@@ -128,6 +131,33 @@ std::optional<tool_failure> dir_from_settings(tool_command_line& cl,
   return std::nullopt;
 }
 
+/// Reads the changelog topic DIR names ("kafka:BOOTSTRAP/TOPIC"), through
+/// keylane::kafka when the tool links it.
+std::optional<tool_failure> open_changelog(const tool_command_line& cl,
+                                           std::unique_ptr<state_store>& out) {
+  auto spec = cl.target.substr(6);
+  auto slash = spec.rfind('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == spec.size())
+    return tool_failure{tool_exit_usage,
+                        cl.target + ": a changelog topic is named "
+                                    "kafka:BOOTSTRAP/TOPIC (e.g. "
+                                    "kafka:broker:9092/app-state)"};
+  if (cl.command == "erase")
+    return tool_failure{tool_exit_usage,
+                        "erase works on a member's directory, not on a "
+                        "changelog topic"};
+  if (!detail::component_open_changelog)
+    return tool_failure{tool_exit_failed,
+                        "this tool was built without keylane::kafka, so it "
+                        "cannot read " + cl.target};
+  auto st = detail::component_open_changelog(spec.substr(0, slash),
+                                             spec.substr(slash + 1));
+  if (!st)
+    return tool_failure{tool_exit_failed, render(st.error())};
+  out = std::move(*st);
+  return std::nullopt;
+}
+
 /// Opens DIR without ever creating a store: read-only for list, show and
 /// export; for erase, read-only first (which refuses a missing, empty or
 /// foreign directory), then for writing. A point-in-time recovery's
@@ -142,6 +172,8 @@ std::optional<tool_failure> open(const tool_command_line& cl,
   // erase's writer reports the recovery it performs; its read-only look
   // first would only say the same in other words.
   auto quiet = [](log_level, std::string_view) {};
+  if (cl.target.rfind("kafka:", 0) == 0)
+    return open_changelog(cl, out);
   auto ro = open_rocksdb_state_store(cl.target, true, recover,
                                      cl.command == "erase" ? log_writer{quiet}
                                                            : log_writer{warn});

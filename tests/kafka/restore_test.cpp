@@ -9,10 +9,18 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include <librdkafka/rdkafka.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "keylane/codec.hpp"
 #include "keylane/detail/state_record.hpp"
@@ -144,3 +152,71 @@ TEST_CASE("a source whose changelog topic does not exist refuses to start "
   CHECK(m.find("kafka.changelog_topic \"in-state\"") != std::string::npos);
   CHECK(m.find("create it, compacted") != std::string::npos);
 }
+
+#ifdef KEYLANE_STATE_TOOL
+TEST_CASE("keylane-state lists, shows and exports the states of a changelog "
+          "topic: each key's last record, deleted keys left out",
+          "[kafka][changelog][tool]") {
+  auto mc = kk::mock_cluster::start(1);
+  REQUIRE(mc);
+  REQUIRE(!(*mc)->create_topic("app-state", 2));
+  auto prod = kk::producer::start((*mc)->bootstrap_servers());
+  REQUIRE(prod);
+  auto record = [](int64_t sum, uint64_t events) {
+    keylane::detail::state_record rec;
+    rec.events = events;
+    rec.origins = {{"in/1", static_cast<int64_t>(events) - 1}};
+    auto enc = keylane::codec<totals>::encode(totals{sum, 1});
+    REQUIRE(enc);
+    rec.state = std::move(*enc);
+    return keylane::detail::encode_state_record(rec);
+  };
+  REQUIRE(!(*prod)->produce("app-state", "alice", record(10, 1), {}, 0));
+  REQUIRE(!(*prod)->produce("app-state", "bob", record(5, 1), {}, 1));
+  REQUIRE(!(*prod)->produce("app-state", "alice", record(30, 7), {}, 0));
+  REQUIRE(!(*prod)->produce("app-state", "carol", record(1, 1), {}, 1));
+  REQUIRE(!(*prod)->flush(30s));
+  // carol deleted: a null value, as keylane's erase writes it.
+  auto* conf = rd_kafka_conf_new();
+  char err[512];
+  rd_kafka_conf_set(conf, "bootstrap.servers",
+                    (*mc)->bootstrap_servers().c_str(), err, sizeof err);
+  auto* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  REQUIRE(rk);
+  REQUIRE(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("app-state"),
+                            RD_KAFKA_V_PARTITION(1),
+                            RD_KAFKA_V_KEY("carol", 5), RD_KAFKA_V_END)
+          == RD_KAFKA_RESP_ERR_NO_ERROR);
+  REQUIRE(rd_kafka_flush(rk, 30000) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_destroy(rk);
+
+  auto target = "kafka:" + (*mc)->bootstrap_servers() + "/app-state";
+  auto out = std::filesystem::temp_directory_path()
+             / ("keylane-state-" + std::to_string(::getpid()) + ".txt");
+  auto run = [&](const std::string& args) {
+    auto cmd = std::string{KEYLANE_STATE_TOOL} + " " + args + " > "
+               + out.string() + " 2>&1";
+    auto rc = std::system(cmd.c_str());
+    std::ifstream in{out};
+    std::string text{std::istreambuf_iterator<char>{in},
+                     std::istreambuf_iterator<char>{}};
+    INFO(cmd << "\n" << text);
+    return std::pair{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, text};
+  };
+  auto [rc, list] = run("list " + target);
+  INFO(list);
+  CHECK(rc == 0);
+  CHECK(list.find("alice") != std::string::npos);
+  CHECK(list.find("bob") != std::string::npos);
+  CHECK(list.find("carol") == std::string::npos);
+  auto [rc2, show] = run("show " + target + " alice");
+  INFO(show);
+  CHECK(rc2 == 0);
+  CHECK(show.find("\"events\":7") != std::string::npos);
+  CHECK(show.find("\"in/1\":6") != std::string::npos);
+  auto [rc3, gone] = run("erase " + target + " alice");
+  CHECK(rc3 == 2);
+  CHECK(gone.find("not on a changelog topic") != std::string::npos);
+  std::filesystem::remove(out);
+}
+#endif

@@ -31,6 +31,13 @@ component_open_rocksdb_state_store(const std::string& path,
                                    state_recovery recover,
                                    const log_writer& report);
 
+/// The keyed state in changelog topic `topic` at `bootstrap` (every
+/// partition read to its end, each key's last record), read-only; null
+/// unless keylane::kafka is linked.
+[[gnu::weak]] caf::expected<std::unique_ptr<state_store>>
+component_open_changelog(const std::string& bootstrap,
+                         const std::string& topic);
+
 /// `open_sqlite_park_store(path)`; null unless keylane::sqlite is linked.
 [[gnu::weak]] caf::expected<std::unique_ptr<park_store>>
 component_open_sqlite_park_store(const std::string& path);
