@@ -49,9 +49,12 @@ struct summing
   }
 };
 
-std::string config_text(const std::string& bootstrap) {
+std::string config_text(const std::string& bootstrap,
+                        const std::string& store = "memory",
+                        const std::string& path = "") {
   return "[runtime]\norder = \"none\"\n\n[scheduler]\nthreads = 2\n\n"
-         "[handler]\nname = \"summing\"\n\n[state]\nstore = \"memory\"\n\n"
+         "[handler]\nname = \"summing\"\n\n[state]\nstore = \"" + store
+         + "\"\n" + (path.empty() ? "" : "path = \"" + path + "\"\n") + "\n"
          "[kafka]\nbootstrap_servers = \"" + bootstrap + "\"\n"
          "group = \"restore-test\"\ntopics = [\"in\"]\n"
          "commit_interval_ms = 50\nchangelog_topic = \"in-state\"\n\n"
@@ -66,6 +69,11 @@ TEST_CASE("a source restores 100,000 keys from the changelog before its "
           "state",
           "[kafka][changelog][restore]") {
   constexpr int keys = 100000, parts = 3;
+  // Into memory, and into a RocksDB directory (the local cache).
+  auto store = GENERATE(std::string{"memory"}, std::string{"rocksdb"});
+  auto dir = std::filesystem::temp_directory_path()
+             / ("keylane-restore-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
   auto mc = kk::mock_cluster::start(1);
   REQUIRE(mc);
   auto& cluster = **mc;
@@ -93,7 +101,9 @@ TEST_CASE("a source restores 100,000 keys from the changelog before its "
                               i % parts));
   REQUIRE(!(*prod)->flush(60s));
 
-  auto cfg = kk::parse(config_text(cluster.bootstrap_servers()), "r.toml");
+  auto cfg = kk::parse(config_text(cluster.bootstrap_servers(), store,
+                                   store == "rocksdb" ? dir.string() : ""),
+                       "r.toml");
   REQUIRE(cfg);
   keylane::handler_registry reg;
   reg.add<summing>("summing");
@@ -127,9 +137,13 @@ TEST_CASE("a source restores 100,000 keys from the changelog before its "
   CHECK(st.records_restored == keys);
   CHECK(st.restore_bytes == bytes);
   CHECK(st.restore_failures == 0);
-  std::printf("restore: %llu records, %llu bytes in %.3f s (%d partitions, "
-              "one after another); the probes' outputs %.3f s after the "
-              "start, the group join included\n",
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::remove(dir.string() + ".changelog", ec);
+  std::printf("restore into %s: %llu records, %llu bytes in %.3f s (%d "
+              "partitions, one after another); the probes' outputs %.3f s "
+              "after the start, the group join included\n",
+              store.c_str(),
               static_cast<unsigned long long>(st.records_restored),
               static_cast<unsigned long long>(st.restore_bytes),
               static_cast<double>(st.restore_ms) / 1000.0, parts, wall);
