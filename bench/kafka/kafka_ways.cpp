@@ -60,18 +60,24 @@ private:
   uint64_t violations_ = 0;
 };
 
+/// Notes the run's first record at a handler; the delay drawn for `r`.
+int64_t arrive(std::atomic<int64_t>& first, const kk::record& r) {
+  int64_t expected = 0;
+  if (first.load(std::memory_order_relaxed) == 0)
+    first.compare_exchange_strong(expected, now_ns());
+  uint64_t key, n;
+  int64_t delay_us = 0;
+  parse_value(r.value.data(), r.value.size(), key, n, delay_us);
+  return delay_us;
+}
+
 /// Finishes each record after the delay drawn for it, on its lane's timer.
 struct timed_handler : keylane::handler<kk::record, std::string> {
   explicit timed_handler(std::atomic<int64_t>* first) : first_(first) {}
   std::atomic<int64_t>* first_;
 
   void on_event(kk::record& r, keylane::completion<std::string> done) override {
-    int64_t expected = 0;
-    if (first_->load(std::memory_order_relaxed) == 0)
-      first_->compare_exchange_strong(expected, now_ns());
-    uint64_t key, n;
-    int64_t delay_us = 0;
-    parse_value(r.value.data(), r.value.size(), key, n, delay_us);
+    auto delay_us = arrive(*first_, r);
     if (delay_us <= 0)
       return done.ok(std::string{});
     run_later(std::chrono::microseconds(delay_us),
@@ -97,12 +103,7 @@ struct counting_handler
   std::atomic<int64_t>* first_;
 
   void on_event(kk::record& r, keylane::completion<std::string> done) override {
-    int64_t expected = 0;
-    if (first_->load(std::memory_order_relaxed) == 0)
-      first_->compare_exchange_strong(expected, now_ns());
-    uint64_t key, n;
-    int64_t delay_us = 0;
-    parse_value(r.value.data(), r.value.size(), key, n, delay_us);
+    auto delay_us = arrive(*first_, r);
     if (delay_us <= 0) {
       state().n += 1;
       return done.ok(std::string{});

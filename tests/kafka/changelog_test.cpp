@@ -31,25 +31,25 @@
 #include "keylane/codec.hpp"
 #include "keylane/detail/state_record.hpp"
 #include "keylane/state_store.hpp"
+#include "state_check.hpp"
 #include "state_totals.hpp"
 #include "topic_reader.hpp"
 
 using namespace std::chrono_literals;
 using kafka_test::cluster_fixture;
+using kafka_test::decode_into;
+using kafka_test::key_totals;
+using kafka_test::mismatches;
+using kafka_test::read_store;
+using kafka_test::total_count;
 using kafka_test::totals;
+using kafka_test::totals_by_key;
 using kafka_test::wait_until;
 
 namespace {
 
 constexpr const char* changelog = "ledger-state";
 constexpr int partitions = 6;
-
-/// One key's totals and its record's own count of applied events.
-struct key_totals {
-  totals state;
-  uint64_t events = 0;
-};
-using totals_by_key = std::map<std::string, key_totals>;
 
 std::string member_config(const cluster_fixture& f, const std::string& dir,
                           bool with_changelog, int checkpoint_ms,
@@ -66,22 +66,6 @@ std::string member_config(const cluster_fixture& f, const std::string& dir,
          "max_delay_ms = 4\n\n[state]\nstore = \"rocksdb\"\npath = \""
          + dir + "\"\ncheckpoint_ms = " + std::to_string(checkpoint_ms)
          + "\n\n" + kafka + "\"fetch.wait.max.ms\" = 10\n";
-}
-
-bool decode_into(totals_by_key& out, const std::string& k,
-                 std::string_view bytes, std::vector<std::string>& bad) {
-  auto rec = keylane::detail::decode_state_record(bytes);
-  if (!rec) {
-    bad.push_back(k + ": " + keylane::render(rec.error()));
-    return false;
-  }
-  auto x = keylane::codec<totals>::decode(rec->state);
-  if (!x) {
-    bad.push_back(k + ": " + keylane::render(x.error()));
-    return false;
-  }
-  out[k] = key_totals{*x, rec->events};
-  return true;
 }
 
 /// Every key's totals as the changelog's last record for it says.
@@ -101,41 +85,6 @@ totals_by_key read_changelog(cluster_fixture& f) {
   for (const auto& line : bad)
     UNSCOPED_INFO(line);
   REQUIRE(bad.empty());
-  return out;
-}
-
-/// Every key's totals in the RocksDB store at `path`.
-totals_by_key read_store(const std::string& path) {
-  totals_by_key out;
-  auto st = keylane::open_rocksdb_state_store(path, true);
-  REQUIRE(st);
-  std::vector<std::string> bad;
-  REQUIRE(!(*st)->scan([&](const keylane::key& k, std::string_view bytes) {
-    decode_into(out, k.to_string(), bytes, bad);
-    return true;
-  }));
-  REQUIRE(bad.empty());
-  return out;
-}
-
-std::vector<std::string> mismatches(const totals_by_key& want,
-                                    const totals_by_key& got) {
-  std::vector<std::string> out;
-  for (const auto& [k, w] : want) {
-    auto i = got.find(k);
-    if (i == got.end()) {
-      out.push_back(k + ": no state");
-      continue;
-    }
-    const auto& g = i->second;
-    if (g.state.sum != w.state.sum || g.state.count != w.state.count
-        || g.events != static_cast<uint64_t>(w.state.count))
-      out.push_back(k + ": sum " + std::to_string(g.state.sum) + " (want "
-                    + std::to_string(w.state.sum) + "), count "
-                    + std::to_string(g.state.count) + " (want "
-                    + std::to_string(w.state.count) + "), events "
-                    + std::to_string(g.events));
-  }
   return out;
 }
 
@@ -338,12 +287,7 @@ TEST_CASE("control: the same drill with each member's own store only loses "
   for (size_t i = 0; i < bad.size() && i < 5; ++i)
     std::printf("  as expected, %s\n", bad[i].c_str());
   CHECK(!bad.empty());
-  int64_t want = 0, got = 0;
-  for (const auto& [k, w] : r.want)
-    want += w.state.count;
-  for (const auto& [k, g] : r.got)
-    got += g.state.count;
-  CHECK(got < want);
+  CHECK(total_count(r.got) < total_count(r.want));
 }
 
 TEST_CASE("a member restarted on its own directory restores only what others "

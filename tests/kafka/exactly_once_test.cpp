@@ -33,25 +33,22 @@
 #include "keylane/codec.hpp"
 #include "keylane/detail/state_record.hpp"
 #include "keylane/state_store.hpp"
+#include "state_check.hpp"
 #include "state_totals.hpp"
 
 using namespace std::chrono_literals;
 using kafka_test::cluster_fixture;
+using kafka_test::mismatches;
+using kafka_test::read_store;
+using kafka_test::total_count;
 using kafka_test::totals;
+using kafka_test::totals_by_key;
 using kafka_test::wait_until;
 
 namespace {
 
 constexpr int record_count = 2000;
 constexpr int key_count = 50;
-
-/// What one key's state must be at the end, and what the store holds.
-struct key_totals {
-  totals state;
-  uint64_t events = 0; // the record's own count of applied events
-};
-
-using totals_by_key = std::map<std::string, key_totals>;
 
 /// How often a member writes its state and commits its offsets, and how
 /// many keys it runs at once.
@@ -102,33 +99,6 @@ std::string member_config(const cluster_fixture& f, const std::string& store,
          + "\"fetch.wait.max.ms\" = 10\n";
 }
 
-/// Every key's totals in the RocksDB store at `path`, opened read-only.
-totals_by_key read_store(const std::string& path) {
-  totals_by_key out;
-  auto st = keylane::open_rocksdb_state_store(path, true);
-  REQUIRE(st);
-  std::vector<std::string> bad;
-  auto err = (*st)->scan([&](const keylane::key& k, std::string_view bytes) {
-    auto rec = keylane::detail::decode_state_record(bytes);
-    if (!rec) {
-      bad.push_back(k.to_string() + ": " + keylane::render(rec.error()));
-      return true;
-    }
-    auto x = keylane::codec<totals>::decode(rec->state);
-    if (!x) {
-      bad.push_back(k.to_string() + ": " + keylane::render(x.error()));
-      return true;
-    }
-    out[k.to_string()] = key_totals{*x, rec->events};
-    return true;
-  });
-  REQUIRE(!err);
-  for (const auto& line : bad)
-    UNSCOPED_INFO(line);
-  REQUIRE(bad.empty());
-  return out;
-}
-
 /// Rewrites every record of the store at `path` without its source
 /// positions: the control that defeats `state_origin`.
 void forget_positions(const std::string& path) {
@@ -146,31 +116,6 @@ void forget_positions(const std::string& path) {
   });
   REQUIRE(!err);
   REQUIRE(!(*st)->write(entries, true));
-}
-
-/// One line per key whose stored totals differ from what was produced.
-std::vector<std::string> mismatches(const totals_by_key& want,
-                                    const totals_by_key& got) {
-  std::vector<std::string> out;
-  for (const auto& [k, w] : want) {
-    auto i = got.find(k);
-    if (i == got.end()) {
-      out.push_back(k + ": no state stored");
-      continue;
-    }
-    const auto& g = i->second;
-    if (g.state.sum != w.state.sum || g.state.count != w.state.count
-        || g.events != static_cast<uint64_t>(w.state.count))
-      out.push_back(k + ": sum " + std::to_string(g.state.sum) + " (want "
-                    + std::to_string(w.state.sum) + "), count "
-                    + std::to_string(g.state.count) + " (want "
-                    + std::to_string(w.state.count) + "), events "
-                    + std::to_string(g.events));
-  }
-  for (const auto& [k, g] : got)
-    if (!want.count(k))
-      out.push_back(k + ": stored but never produced");
-  return out;
 }
 
 /// True once `m` logged "R": its source runs and SIGTERM stops it.
@@ -335,12 +280,7 @@ TEST_CASE("control: a store that forgets the source positions at each kill "
   for (size_t i = 0; i < bad.size() && i < 5; ++i)
     std::printf("  as expected, %s\n", bad[i].c_str());
   CHECK(!bad.empty());
-  int64_t want = 0, got = 0;
-  for (const auto& [k, w] : r.want)
-    want += w.state.count;
-  for (const auto& [k, g] : r.got)
-    got += g.state.count;
-  CHECK(got > want); // applied twice, never lost
+  CHECK(total_count(r.got) > total_count(r.want)); // twice, never lost
 }
 
 TEST_CASE("control: state kept in memory across a kill loses the changes of "
@@ -359,10 +299,5 @@ TEST_CASE("control: state kept in memory across a kill loses the changes of "
   for (size_t i = 0; i < bad.size() && i < 5; ++i)
     std::printf("  as expected, %s\n", bad[i].c_str());
   CHECK(!bad.empty());
-  int64_t want = 0, got = 0;
-  for (const auto& [k, w] : r.want)
-    want += w.state.count;
-  for (const auto& [k, g] : r.got)
-    got += g.state.count;
-  CHECK(got < want); // lost, never applied twice
+  CHECK(total_count(r.got) < total_count(r.want)); // lost, never twice
 }
