@@ -63,7 +63,10 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
       return err;
   auto* rk = reader_;
   auto fail = [&](std::string why) {
-    rd_kafka_assign(rk, nullptr);
+    // The next try starts from a fresh reader: nothing of this one's
+    // fetch state can stall it again.
+    rd_kafka_destroy(rk);
+    reader_ = nullptr;
     return make_error(errc::state_store_failed,
                       "restoring " + cfg_.changelog_topic + '/'
                         + std::to_string(partition) + ": " + why);
@@ -103,11 +106,13 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
                       + " of " + std::to_string(hi));
         continue;
       }
-      idle_until = clock::now() + std::chrono::seconds(30);
-      if (m->partition != partition) { // left from an earlier restore
-        rd_kafka_message_destroy(m);
+      if (m->rkt
+          && (m->partition != partition
+              || cfg_.changelog_topic != rd_kafka_topic_name(m->rkt))) {
+        rd_kafka_message_destroy(m); // left from an earlier restore
         continue;
       }
+      idle_until = clock::now() + std::chrono::seconds(30);
       if (m->err) {
         auto e = m->err;
         if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF) {

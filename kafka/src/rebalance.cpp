@@ -35,6 +35,12 @@ void source::state::assign(rd_kafka_topic_partition_list_t* list) {
   } else if (auto err = rd_kafka_assign(rk, list)) {
     warn(std::string{"assign: "} + rd_kafka_err2str(err));
   }
+  // librdkafka keeps a partition's pause across a revoke and a new
+  // assignment: one paused when it was revoked (backpressure, a restore)
+  // would come back paused, with a fresh state that thinks it is not, and
+  // never fetch again.
+  if (auto err = rd_kafka_resume_partitions(rk, list))
+    warn(std::string{"resume on assign: "} + rd_kafka_err2str(err));
 }
 
 void source::state::revoke(rd_kafka_topic_partition_list_t* list) {
