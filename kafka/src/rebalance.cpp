@@ -20,9 +20,10 @@ void source::state::assign(rd_kafka_topic_partition_list_t* list) {
     p->topic = tp.topic;
     p->partition = tp.partition;
     p->assignment = ++assignments;
-    // Its keys' state first: none of its events runs before that.
+    // Its keys' state first: none of its events runs before that. The
+    // restore starts once no earlier assignment's events run (`draining`).
     if (changelog)
-      start_restore(p);
+      p->restoring = true;
     std::lock_guard<std::mutex> guard{mu};
     parts[{p->topic, p->partition}] = std::move(p);
     n.assigned++;
@@ -83,6 +84,13 @@ void source::state::revoke(rd_kafka_topic_partition_list_t* list) {
       auto i = parts.find({p->topic, p->partition});
       if (i != parts.end() && i->second == p)
         parts.erase(i);
+      if (changelog && p->tracker.unfinished() > 0) {
+        warn(std::to_string(p->tracker.unfinished()) + " events of "
+             + p->topic + '/' + std::to_string(p->partition)
+             + " still run after its revoke: if it comes back, its restore "
+               "waits for them");
+        draining[{p->topic, p->partition}].push_back(p);
+      }
     }
   }
   // After the commit: later state writes of its keys belong to events the

@@ -67,6 +67,7 @@ caf::error source::state::open_changelog() {
 
 void source::state::start_restore(const std::shared_ptr<partition_state>& p) {
   p->restoring = true;
+  p->restore_queued = true;
   {
     std::lock_guard<std::mutex> guard{restore_mu};
     restore_queue.push_back(p);

@@ -125,6 +125,18 @@ bool source::state::retry_held() {
   bool holding = false;
   for (auto& [id, p] : parts) {
     if (p->restoring) {
+      if (!p->restore_queued) {
+        bool clear;
+        {
+          std::lock_guard<std::mutex> guard{mu};
+          clear = drained(id);
+        }
+        if (!clear) {
+          holding = true;
+          continue;
+        }
+        start_restore(p);
+      }
       if (!p->restored.load()) {
         holding = true; // polls often, to start it soon after
         continue;

@@ -2,6 +2,7 @@
 // The output side of a source: the runtime's output callback, the output
 // topic's records and their delivery reports, and finishing offsets.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,14 @@ void source::state::on_output(record_event& ev) {
   // event is never reported durable: for it the output alone decides.
   if (keeps_state && ev.status != outcome::parked)
     await_durable(ev.seq, t);
+  if (!t.finishes) {
+    // Parked: its lane is gone, so for a draining assignment it ended.
+    std::lock_guard<std::mutex> guard{mu};
+    if (auto* tr = draining_tracker(t.topic, t.partition, t.assignment)) {
+      tr->finish(t.offset);
+      drop_drained(t.topic, t.partition);
+    }
+  }
   if (!writer) {
     if (user_output)
       user_output(ev);
@@ -81,6 +90,10 @@ void source::state::finish(const std::string& topic, int32_t partition,
   auto i = parts.find({topic, partition});
   if (i == parts.end() || i->second->assignment != assignment) {
     n.finished_late++;
+    if (auto* tr = draining_tracker(topic, partition, assignment)) {
+      tr->finish(offset);
+      drop_drained(topic, partition);
+    }
     return;
   }
   if (i->second->tracker.finish(offset)) {
@@ -97,6 +110,39 @@ void source::state::await_durable(uint64_t seq, const output_ticket& t) {
   auto i = parts.find({t.topic, t.partition});
   if (i != parts.end() && i->second->assignment == t.assignment)
     i->second->tracker.await_state(t.offset);
+  else if (auto* tr = draining_tracker(t.topic, t.partition, t.assignment))
+    tr->await_state(t.offset);
+}
+
+offset_tracker* source::state::draining_tracker(const std::string& topic,
+                                                int32_t partition,
+                                                uint64_t assignment) {
+  auto i = draining.find({topic, partition});
+  if (i == draining.end())
+    return nullptr;
+  for (auto& p : i->second)
+    if (p->assignment == assignment)
+      return &p->tracker;
+  return nullptr;
+}
+
+void source::state::drop_drained(const std::string& topic,
+                                 int32_t partition) {
+  auto i = draining.find({topic, partition});
+  if (i == draining.end())
+    return;
+  auto& v = i->second;
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [](const std::shared_ptr<partition_state>& p) {
+                           return p->tracker.unfinished() == 0;
+                         }),
+          v.end());
+  if (v.empty())
+    draining.erase(i);
+}
+
+bool source::state::drained(const partition_id& id) const {
+  return draining.count(id) == 0;
 }
 
 // -- state writer thread ----------------------------------------------------------
@@ -118,6 +164,10 @@ void source::state::state_durable(const std::vector<uint64_t>& seqs) {
       // Given up meanwhile: the next owner runs the record again, and
       // the state it finds skips it (its change is durable now).
       n.state_durable_late++;
+      if (auto* tr = draining_tracker(t.topic, t.partition, t.assignment)) {
+        tr->state_durable(t.offset);
+        drop_drained(t.topic, t.partition);
+      }
     } else {
       n.state_durable++;
       if (i->second->tracker.state_durable(t.offset)) {

@@ -50,6 +50,7 @@ struct partition_state {
   /// With a changelog: its keys are being restored (records are held),
   /// the restorer says it is done, and whether writes for it go out.
   bool restoring = false;
+  bool restore_queued = false;
   std::atomic<bool> restored{false};
   bool owned = false;
 };
@@ -95,6 +96,14 @@ struct source::state {
   /// Partitions assigned now. Changed only by the polling thread.
   std::map<partition_id, std::shared_ptr<partition_state>> parts;
   uint64_t assignments = 0;
+  /// With a changelog, guarded by `mu`: earlier assignments whose revoke
+  /// stopped waiting (`revoke_timeout_ms`, or a lost assignment) while
+  /// their events still ran. Their lanes keep those keys' state in memory
+  /// and write it when the events end: a new assignment of the partition
+  /// restores only after they all ended, so that neither runs on nor
+  /// overwrites what another member made of the keys meanwhile.
+  std::map<partition_id, std::vector<std::shared_ptr<partition_state>>>
+    draining;
 
   /// Whether offsets also wait for keyed state (`state.store` is not
   /// "none"): set before the runtime starts, then read-only.
@@ -132,6 +141,14 @@ struct source::state {
   /// Makes the offset of event `seq` wait for its keyed state too, unless
   /// the runtime said already that it is durable (before `finish`).
   void await_durable(uint64_t seq, const output_ticket& t);
+  /// The tracker of a draining assignment, or null; with `mu` held.
+  offset_tracker* draining_tracker(const std::string& topic,
+                                   int32_t partition, uint64_t assignment);
+  /// Forgets draining assignments of the partition that ended; with `mu`.
+  void drop_drained(const std::string& topic, int32_t partition);
+  /// Whether no earlier assignment of the partition still runs events;
+  /// with `mu` held.
+  [[nodiscard]] bool drained(const partition_id& id) const;
 
   // -- state writer thread -------------------------------------------------------
 
