@@ -12,6 +12,7 @@
 
 #include "keylane/errc.hpp"
 #include "keylane/kafka/source.hpp"
+#include "count_state.hpp"
 #include "keylane/stateful_handler.hpp"
 
 namespace keylane::bench::kafka {
@@ -86,17 +87,9 @@ struct timed_handler : keylane::handler<kk::record, std::string> {
   }
 };
 
-/// Per key, how many of its records finished: keyed state, changed when
-/// a record's delay is over (as `timed_handler` finishes it).
-struct count_state {
-  int64_t n = 0;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, count_state& x) {
-  return f(caf::meta::type_name("bench.count_state"), x.n);
-}
-
+/// Per key, how many of its records finished (`count_state`): keyed
+/// state, changed when a record's delay is over (as `timed_handler`
+/// finishes it).
 struct counting_handler
   : keylane::stateful_handler<kk::record, std::string, count_state> {
   explicit counting_handler(std::atomic<int64_t>* first) : first_(first) {}

@@ -13,6 +13,7 @@
 #include "keylane/errc.hpp"
 #include "keylane/kafka/producer.hpp"
 #include "keylane/kafka/source.hpp"
+#include "count_state.hpp"
 #include "keylane/stateful_handler.hpp"
 
 namespace keylane::bench::kafka {
@@ -27,15 +28,6 @@ int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
            clk::now().time_since_epoch())
     .count();
-}
-
-struct count_state {
-  int64_t n = 0;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, count_state& x) {
-  return f(caf::meta::type_name("bench.rebalance_count"), x.n);
 }
 
 /// Counts its key's records: keyed state changed by every record, and no

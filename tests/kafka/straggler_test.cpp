@@ -78,20 +78,15 @@ std::string config_text(const std::string& bootstrap) {
          "\"log_level\" = 2\n";
 }
 
-/// One member: its source and the last answer per key.
+/// One member: its source and its last answer per key.
 struct member {
   std::mutex mu;
   std::map<std::string, std::string> last;
-  std::map<std::string, int> answers;
   std::unique_ptr<kk::source> src;
 
   std::string last_of(const std::string& k) {
     std::lock_guard<std::mutex> guard{mu};
     return last[k];
-  }
-  int answers_of(const std::string& k) {
-    std::lock_guard<std::mutex> guard{mu};
-    return answers[k];
   }
 };
 
@@ -114,7 +109,6 @@ void start(member& m, const std::string& bootstrap, bool slow) {
     [&m](kk::record_event& ev) {
       std::lock_guard<std::mutex> guard{m.mu};
       m.last[ev.payload.key] = ev.result ? *ev.result : "(" + ev.error + ")";
-      m.answers[ev.payload.key] += 1;
     });
   REQUIRE(src);
   m.src = std::move(*src);
