@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "drill.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -24,6 +28,14 @@ namespace transfers {
 namespace {
 
 std::string name(size_t i) { return "acct-" + std::to_string(i); }
+
+// A drill's child writes one byte to this file descriptor once its work is
+// under way, so that its kill lands mid-work however slowly it started.
+constexpr const char* ready_fd_env = "TRANSFERS_DRILL_READY_FD";
+
+// Events a child finishes before it says it is under way: by then several
+// checkpoints (20 ms) have written state and sent messages.
+constexpr uint64_t ready_after = 1000;
 
 // Account `i`'s inputs, the same in every run: its opening credit, then
 // its debits.
@@ -57,12 +69,21 @@ int drill_run(const drill_plan& p) {
   cfg.state_path = p.dir;
   cfg.state_checkpoint_ms = p.checkpoint_ms;
   cfg.messaging_exactly_once = p.exactly_once;
+  int ready_fd = -1;
+  if (const char* fd = std::getenv(ready_fd_env))
+    ready_fd = std::atoi(fd);
+  auto finished = std::make_shared<std::atomic<uint64_t>>(0);
   auto rt = keylane::runtime<transfer, long>::start(
     cfg,
     [](const keylane::handler_params&) {
       return std::make_unique<account_handler>();
     },
-    [](keylane::event<transfer, long>&) {});
+    [finished, ready_fd](keylane::event<transfer, long>&) {
+      if (finished->fetch_add(1) + 1 == ready_after && ready_fd >= 0) {
+        char b = 1;
+        (void) !::write(ready_fd, &b, 1);
+      }
+    });
   if (!rt) {
     std::fprintf(stderr, "transfers: %s\n",
                  keylane::render(rt.error()).c_str());
@@ -147,14 +168,23 @@ int drill_check(const drill_plan& p) {
 
 namespace {
 
-pid_t spawn(const drill_plan& p, const char* self) {
+/// Starts a child run; `ready` gets the read end of its pipe (-1 if none).
+pid_t spawn(const drill_plan& p, const char* self, int& ready) {
   auto s = [](auto x) { return std::to_string(x); };
   std::vector<std::string> args{
     self, "--drill-run", "--state", p.dir, "--accounts", s(p.accounts),
     "--debits", s(p.debits), "--seed", s(p.seed), "--exactly-once",
     p.exactly_once ? "on" : "off"};
+  int fds[2] = {-1, -1};
+  ready = -1;
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    fds[0] = fds[1] = -1;
   auto pid = fork();
   if (pid == 0) {
+    if (fds[0] >= 0) {
+      ::fcntl(fds[1], F_SETFD, 0); // the run keeps its end across exec
+      ::setenv(ready_fd_env, std::to_string(fds[1]).c_str(), 1);
+    }
     std::vector<char*> argv;
     for (auto& a : args)
       argv.push_back(a.data());
@@ -162,7 +192,22 @@ pid_t spawn(const drill_plan& p, const char* self) {
     execv(self, argv.data());
     _exit(127);
   }
+  if (fds[1] >= 0)
+    ::close(fds[1]);
+  ready = fds[0];
   return pid;
+}
+
+/// Waits up to `limit` for the child's byte; false when its end closed
+/// first (it ended) or the time ran out.
+bool await_ready(int fd, std::chrono::milliseconds limit) {
+  if (fd < 0)
+    return false;
+  pollfd pfd{fd, POLLIN, 0};
+  if (::poll(&pfd, 1, static_cast<int>(limit.count())) <= 0)
+    return false;
+  char b = 0;
+  return ::read(fd, &b, 1) == 1;
 }
 
 int wait_for(pid_t pid) {
@@ -182,14 +227,22 @@ int drill(const drill_plan& p, size_t kills, bool control, const char* self) {
   // A run that ends before its kill counts as a run, not a kill; the
   // drill goes on until `kills` runs died mid-way.
   while (killed < kills && runs < 4 * kills + 4) {
-    auto pid = spawn(p, self);
+    int ready = -1;
+    auto pid = spawn(p, self, ready);
     if (pid < 0) {
       std::perror("transfers: fork");
       return 2;
     }
     ++runs;
-    auto at = std::chrono::steady_clock::now()
-              + std::chrono::milliseconds(50 + rng() % 550);
+    // The kill's moment counts from when the child's work is under way:
+    // counted from the fork, a child slowed by a busy machine (sanitizers,
+    // parallel tests) was killed before it wrote anything, and the control
+    // found nothing to find.
+    auto delay = std::chrono::milliseconds(50 + rng() % 550);
+    await_ready(ready, std::chrono::minutes(2));
+    if (ready >= 0)
+      ::close(ready);
+    auto at = std::chrono::steady_clock::now() + delay;
     int status = 0;
     pid_t done = 0;
     while ((done = waitpid(pid, &status, WNOHANG)) == 0
@@ -207,7 +260,10 @@ int drill(const drill_plan& p, size_t kills, bool control, const char* self) {
     wait_for(pid);
     ++killed;
   }
-  auto last = wait_for(spawn(p, self));
+  int ready = -1;
+  auto last = wait_for(spawn(p, self, ready));
+  if (ready >= 0)
+    ::close(ready);
   if (!WIFEXITED(last) || WEXITSTATUS(last) != 0) {
     std::fprintf(stderr, "transfers: the last run failed (status %d)\n", last);
     return 2;
