@@ -12,6 +12,7 @@
 
 #include "keylane/errc.hpp"
 #include "keylane/kafka/source.hpp"
+#include "../item.hpp"
 #include "count_state.hpp"
 #include "keylane/stateful_handler.hpp"
 
@@ -22,12 +23,6 @@ namespace kk = keylane::kafka;
 namespace {
 
 using clk = std::chrono::steady_clock;
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-           clk::now().time_since_epoch())
-    .count();
-}
 
 // A run that has not finished after this is reported incomplete: 30 s
 // plus every record's handler time one after another (the slowest way).

@@ -13,6 +13,7 @@
 #include "keylane/errc.hpp"
 #include "keylane/kafka/producer.hpp"
 #include "keylane/kafka/source.hpp"
+#include "../item.hpp"
 #include "count_state.hpp"
 #include "keylane/stateful_handler.hpp"
 
@@ -23,12 +24,6 @@ namespace kk = keylane::kafka;
 namespace {
 
 using clk = std::chrono::steady_clock;
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-           clk::now().time_since_epoch())
-    .count();
-}
 
 /// Counts its key's records: keyed state changed by every record, and no
 /// other work, so the latency is keylane's and the cluster's.
