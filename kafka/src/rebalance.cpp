@@ -36,12 +36,11 @@ void source::state::assign(rd_kafka_topic_partition_list_t* list) {
   } else if (auto err = rd_kafka_assign(rk, list)) {
     warn(std::string{"assign: "} + rd_kafka_err2str(err));
   }
-  // librdkafka keeps a partition's pause across a revoke and a new
-  // assignment: one paused when it was revoked (backpressure, a restore)
-  // would come back paused, with a fresh state that thinks it is not, and
-  // never fetch again.
-  if (auto err = rd_kafka_resume_partitions(rk, list))
-    warn(std::string{"resume on assign: "} + rd_kafka_err2str(err));
+  // No pause or resume here: either bumps the partition's op version,
+  // and one that lands after librdkafka queued the assignment's fetch
+  // start makes it drop that start as outdated, so the partition never
+  // fetched (seen under load: "received outdated op FETCH_START"). A
+  // partition paused when it was revoked was resumed by `revoke`.
 }
 
 void source::state::revoke(rd_kafka_topic_partition_list_t* list) {
@@ -100,6 +99,13 @@ void source::state::revoke(rd_kafka_topic_partition_list_t* list) {
       changelog->own(p->partition, false);
       p->owned = false;
     }
+  // librdkafka keeps a partition's pause across a revoke and a new
+  // assignment: one paused now would come back paused, with a fresh state
+  // that thinks it is not, and never fetch again. Resumed while still
+  // assigned, before the unassign stops its fetch.
+  for (auto& p : gone)
+    if (p->paused)
+      resume_revoked(*p);
   if (cooperative()) {
     if (auto* err = rd_kafka_incremental_unassign(rk, list)) {
       warn(std::string{"unassign: "} + rd_kafka_error_string(err));

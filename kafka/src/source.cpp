@@ -182,6 +182,16 @@ void source::state::pause(partition_state& p, bool on) {
   (on ? n.pauses : n.resumes)++;
 }
 
+void source::state::resume_revoked(partition_state& p) {
+  auto* l = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(l, p.topic.c_str(), p.partition);
+  if (auto err = rd_kafka_resume_partitions(rk, l))
+    warn("resume on revoke " + p.topic + '/' + std::to_string(p.partition)
+         + ": " + rd_kafka_err2str(err));
+  rd_kafka_topic_partition_list_destroy(l);
+  p.paused = false;
+}
+
 std::shared_ptr<partition_state>
 source::state::find(const std::string& topic, int32_t partition) const {
   // Only the polling thread changes `parts`, so it reads without the lock.

@@ -180,6 +180,9 @@ struct source::state {
   /// while any partition still holds records.
   bool retry_held();
   void pause(partition_state& p, bool on);
+  /// Lifts the pause of a partition being revoked (no seek: it is not
+  /// read any more).
+  void resume_revoked(partition_state& p);
   void assign(rd_kafka_topic_partition_list_t* list);
   void revoke(rd_kafka_topic_partition_list_t* list);
   /// Commits the committable offsets of `ps` that moved since last sent.
