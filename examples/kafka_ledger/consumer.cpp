@@ -20,6 +20,43 @@ namespace kafka_ledger {
 namespace {
 
 std::atomic<bool> stop_requested{false};
+std::atomic<bool> report_requested{false};
+
+// What a run that did not finish needs to be understood: where this
+// consumer's records stopped (read, taken, held back, finished) and what
+// its runtime still holds.
+void report(keylane::kafka::source& src) {
+  auto s = src.stats();
+  auto r = src.lanes().stats();
+  std::fprintf(stderr,
+               "consumer pid %d: consumed %llu, submitted %llu, finished %llu "
+               "(%llu late), refused %llu, pauses %llu, resumes %llu, "
+               "assigned %llu, revoked %llu (%llu timed out), dropped on "
+               "revoke %llu, commits %llu (%llu failed), lag %llu; runtime: "
+               "accepted %llu, delivered %llu, active lanes %llu, waiting "
+               "keys %llu, sink buffered %llu, ingress %llu\n",
+               static_cast<int>(::getpid()),
+               static_cast<unsigned long long>(s.consumed),
+               static_cast<unsigned long long>(s.submitted),
+               static_cast<unsigned long long>(s.finished),
+               static_cast<unsigned long long>(s.finished_late),
+               static_cast<unsigned long long>(s.refused),
+               static_cast<unsigned long long>(s.pauses),
+               static_cast<unsigned long long>(s.resumes),
+               static_cast<unsigned long long>(s.assigned),
+               static_cast<unsigned long long>(s.revoked),
+               static_cast<unsigned long long>(s.revoke_timeouts),
+               static_cast<unsigned long long>(s.dropped_on_revoke),
+               static_cast<unsigned long long>(s.commits),
+               static_cast<unsigned long long>(s.commit_failures),
+               static_cast<unsigned long long>(s.lag),
+               static_cast<unsigned long long>(r.accepted),
+               static_cast<unsigned long long>(r.delivered),
+               static_cast<unsigned long long>(r.active_lanes),
+               static_cast<unsigned long long>(r.waiting_keys),
+               static_cast<unsigned long long>(r.sink_buffered),
+               static_cast<unsigned long long>(r.ingress_depth));
+}
 
 // Value "<n>:<amount>": the account's n-th event and what it adds.
 std::pair<long, long> parse_value(const std::string& v) {
@@ -63,6 +100,7 @@ int run_consumer(const std::string& config, const std::string& bootstrap,
   if (!bootstrap.empty())
     cfg->source.bootstrap_servers = bootstrap;
   std::signal(SIGTERM, [](int) { stop_requested = true; });
+  std::signal(SIGUSR1, [](int) { report_requested = true; });
   keylane::handler_registry reg;
   reg.add<balance>("balance");
   auto src = keylane::kafka::source::start(
@@ -80,8 +118,11 @@ int run_consumer(const std::string& config, const std::string& bootstrap,
     std::fprintf(stderr, "%s\n", keylane::render(src.error()).c_str());
     return 2;
   }
-  while (!stop_requested)
+  while (!stop_requested) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (report_requested.exchange(false))
+      report(**src);
+  }
   (*src)->stop();
   return 0;
 }

@@ -10,7 +10,8 @@ namespace kafka_ledger {
 /// the overrides `sets` (its bootstrap servers replaced by `bootstrap` when
 /// not empty) whose handler
 /// keeps each account's balance. Prints one line per finished record on
-/// stdout ("F partition offset account n assignment"), until stdin closes or SIGTERM.
+/// stdout ("F partition offset account n assignment"), until SIGTERM;
+/// SIGUSR1 prints its counters on stderr.
 int run_consumer(const std::string& config, const std::string& bootstrap,
                  const std::vector<std::string>& sets);
 

@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -215,6 +216,23 @@ int main(int argc, char** argv) {
   bool complete = wait_for(static_cast<size_t>(o.events),
                            std::chrono::seconds(120));
   auto took = std::chrono::duration<double>(clk::now() - steady).count();
+  if (!complete) {
+    // Each live consumer prints its counters on stderr: where its records
+    // stopped.
+    for (int i = 0; i < o.consumers; ++i)
+      if (i != killed) {
+        std::fprintf(stderr, "consumer %d is pid %d\n", i,
+                     static_cast<int>(consumers[i].pid));
+        ::kill(consumers[i].pid, SIGUSR1);
+      }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::map<std::string, long> produced;
+    for (int a = 0; a < o.accounts; ++a)
+      if (next[a] > 0)
+        produced["acct-" + std::to_string(a)] = next[a];
+    std::fprintf(stderr, "unfinished accounts:\n%s",
+                 t.missing(produced).c_str());
+  }
 
   for (int i = 0; i < o.consumers; ++i)
     if (i != killed)

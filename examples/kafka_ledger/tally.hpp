@@ -28,6 +28,12 @@ public:
   /// Times a consumer saw an account's n not one above the previous within
   /// one assignment of its partition.
   [[nodiscard]] size_t order_violations() const;
+  /// For a run that did not finish: each account with events missing of
+  /// the `produced` it had, as "account (partition P, last offset O):
+  /// missing #first..#last (count)", where P and O come from its last
+  /// finished event (unknown when none finished).
+  [[nodiscard]] std::string missing(const std::map<std::string, long>&
+                                      produced) const;
 
 private:
   mutable std::mutex mu_;
@@ -35,6 +41,8 @@ private:
   size_t lines_ = 0;
   std::map<int, size_t> per_;
   std::map<std::tuple<int, long, std::string>, long> last_;
+  /// Each account's partition and offset of its highest finished n.
+  std::map<std::string, std::pair<long, long>> where_;
   size_t violations_ = 0;
 };
 
