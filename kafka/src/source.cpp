@@ -190,6 +190,7 @@ void source::state::resume_revoked(partition_state& p) {
          + ": " + rd_kafka_err2str(err));
   rd_kafka_topic_partition_list_destroy(l);
   p.paused = false;
+  n.resumes++;
 }
 
 std::shared_ptr<partition_state>

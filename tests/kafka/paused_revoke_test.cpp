@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -68,12 +67,8 @@ std::string config_text(const std::string& bootstrap) {
          "\"log_level\" = 2\n";
 }
 
-struct member {
-  std::unique_ptr<kk::source> src;
-};
-
-uint64_t owned(member& m) {
-  auto st = m.src->stats();
+uint64_t owned(const std::unique_ptr<kk::source>& s) {
+  auto st = s->stats();
   return st.assigned - st.revoked;
 }
 
@@ -93,7 +88,7 @@ TEST_CASE("a partition paused when it is revoked fetches again when it is "
   std::mutex mu;
   std::set<std::pair<std::string, std::string>> answered;
   auto open = std::make_shared<std::atomic<bool>>(false);
-  auto start = [&](member& m, const char* name) {
+  auto start = [&](std::unique_ptr<kk::source>& m, const char* name) {
     auto cfg = kk::parse(config_text(cluster.bootstrap_servers()), name);
     REQUIRE(cfg);
     auto src = kk::source::start(
@@ -108,12 +103,12 @@ TEST_CASE("a partition paused when it is revoked fetches again when it is "
         answered.emplace(ev.payload.key, *ev.result);
       });
     REQUIRE(src);
-    m.src = std::move(*src);
+    m = std::move(*src);
   };
 
   // A owns both partitions; with the gate shut each partition's third
   // record is refused, and both partitions are paused.
-  member a, b;
+  std::unique_ptr<kk::source> a, b;
   start(a, "a.toml");
   REQUIRE(wait_until([&] { return owned(a) == 2; }, 30s));
   for (int n = 0; n < per_partition; ++n)
@@ -123,7 +118,7 @@ TEST_CASE("a partition paused when it is revoked fetches again when it is "
   REQUIRE(!(*prod)->flush(10s));
   REQUIRE(wait_until(
     [&] {
-      auto st = a.src->stats();
+      auto st = a->stats();
       return st.pauses - st.resumes == 2;
     },
     30s));
@@ -146,6 +141,6 @@ TEST_CASE("a partition paused when it is revoked fetches again when it is "
     INFO("answered " << answered.size() << " of " << 2 * per_partition);
     CHECK(done);
   }
-  b.src->stop();
-  a.src->stop();
+  b->stop();
+  a->stop();
 }
