@@ -2,49 +2,84 @@
 // Retire claims: while keys wait for a slot of the full cap, shards retire
 // idle lanes for them, one claimed retire per waiting key — never two for
 // one key, and never fewer shards than waiting keys need; and a shard with
-// idle lanes is asked whenever the cap is full while keys wait. On the
-// ingress alone (no actors: its wake-ups go to no one), so each step is
-// deterministic.
+// idle lanes is asked whenever the cap is full while keys wait. On the key
+// table alone (no actors: its wake-ups go to no one), with each shard's
+// retires as a `retire_round`, so each step is deterministic.
+#include <map>
 #include <set>
 
 #include <catch2/catch.hpp>
 
 #include <keylane/config.hpp>
-#include <keylane/detail/ingress.hpp>
-#include <keylane/detail/waiter.hpp>
+#include <keylane/detail/inboxes.hpp>
+#include <keylane/detail/key_table.hpp>
 
 namespace kl = keylane;
 using kl::detail::event_base;
 using kl::detail::event_ptr;
-using kl::detail::ingress;
+using kl::detail::key_table;
+using round_t = kl::detail::key_table::retire_round;
+using verdict = kl::detail::key_table::verdict;
 
 namespace {
 
+const std::atomic<bool> not_cancelled{false};
+
+kl::key key_no(uint64_t i) { return kl::key{i}; }
+
 struct fixture {
-  kl::detail::waiter w;
-  ingress in{kl::unbounded, 1000, /*shards*/ 2, /*cap*/ 2, w};
+  kl::detail::inboxes boxes{/*shards*/ 2};
+  key_table t{kl::unbounded, /*cap*/ 2, boxes};
+  std::map<uint64_t, uint64_t> lane_of; // key number -> its lane
+  std::map<uint64_t, size_t> shard_of;  // key number -> its lane's shard
 
   fixture() {
-    // Two live lanes fill the cap.
-    submit(kl::key{uint64_t{1}});
-    submit(kl::key{uint64_t{2}});
-    REQUIRE(in.active() == 2);
+    // Two live lanes fill the cap: key 1's on shard 0, key 2's on shard 1.
+    submit(key_no(1));
+    submit(key_no(2));
+    REQUIRE(t.active() == 2);
+    take_inboxes();
+    REQUIRE(shard_of.at(1) == 0);
+    REQUIRE(shard_of.at(2) == 1);
   }
-  ~fixture() { in.detach_all(); } // frees every event it still holds
+  ~fixture() {
+    t.close();
+    t.take_all_held(); // frees every event still held or queued
+    boxes.detach_all();
+  }
 
   void submit(const kl::key& k) {
-    auto make = [](void* ctx) {
-      return event_ptr{new event_base(*static_cast<const kl::key*>(ctx))};
-    };
-    auto key_copy = k;
-    REQUIRE(in.submit(k, make, &key_copy, false).code == kl::errc::none);
+    key_table::arrival a{false, false, false, false, not_cancelled};
+    REQUIRE(t.admit(k, a, [](kl::detail::inbox_item&) {},
+                    [&] { return event_ptr{new event_base(k)}; }));
+  }
+
+  // Takes what the shards were sent, noting each key's lane and shard.
+  void take_inboxes() {
+    kl::detail::inbox_item items[16];
+    for (size_t s = 0; s < boxes.shard_count(); ++s) {
+      auto n = boxes.take_shard(s, items, 16);
+      for (size_t i = 0; i < n; ++i) {
+        auto ev = boxes.open(items[i]);
+        lane_of[ev->k.integer()] = ev->lane;
+        shard_of[ev->k.integer()] = s;
+      }
+    }
+  }
+
+  // Key `i`'s lane retires through `r`, having finished `done` events.
+  verdict retire(round_t& r, uint64_t i, size_t done = 1) {
+    bool erased = false;
+    auto v = r.retire(key_no(i), lane_of.at(i), done, [&] { erased = true; });
+    CHECK(erased == (v != verdict::stays));
+    return v;
   }
 
   // Keys 3 and 4 begin to wait for the full cap, in that order.
   void two_keys_wait() {
-    submit(kl::key{uint64_t{3}});
-    submit(kl::key{uint64_t{4}});
-    REQUIRE(in.waiting() == 2);
+    submit(key_no(3));
+    submit(key_no(4));
+    REQUIRE(t.waiting() == 2);
   }
 };
 
@@ -55,106 +90,124 @@ TEST_CASE("with two keys waiting for the full cap, two shards may each "
           "[lane][cap]") {
   fixture f;
   f.two_keys_wait();
-  CHECK(f.in.claim_retire());       // shard 0, for key 3
-  CHECK(f.in.claim_retire());       // shard 1, for key 4: not held back
-  CHECK_FALSE(f.in.claim_retire()); // both waiting keys are covered
-  f.in.end_retire_claim();
-  CHECK(f.in.claim_retire()); // a claim ended: one key is uncovered again
-  f.in.end_retire_claim();
-  f.in.end_retire_claim();
+  round_t r0{f.t, 0}, r1{f.t, 1}, r2{f.t, 0};
+  CHECK(r0.wanted());       // shard 0, for key 3
+  CHECK(r1.wanted());       // shard 1, for key 4: not held back
+  CHECK_FALSE(r2.wanted()); // both waiting keys are covered
+  // Shard 0's lane stays (an event of key 1 arrived): its claim ends, and
+  // one key is uncovered again.
+  f.submit(key_no(1));
+  CHECK(f.retire(r0, 1) == verdict::stays);
+  CHECK(r2.wanted());
 }
 
 TEST_CASE("with one key waiting for the full cap, only one shard may claim "
           "a retire",
           "[lane][cap]") {
   fixture f;
-  f.submit(kl::key{uint64_t{3}});
-  REQUIRE(f.in.waiting() == 1);
-  CHECK(f.in.claim_retire());
-  CHECK_FALSE(f.in.claim_retire()); // two retires for one key: the cap
-                                    // would be left half used
-  f.in.end_retire_claim();
-  CHECK(f.in.claim_retire());
-  f.in.end_retire_claim();
+  f.submit(key_no(3));
+  REQUIRE(f.t.waiting() == 1);
+  round_t r0{f.t, 0}, r1{f.t, 1};
+  CHECK(r0.wanted());
+  CHECK_FALSE(r1.wanted()); // two retires for one key: the cap would be
+                            // left half used
+  f.submit(key_no(1));
+  CHECK(f.retire(r0, 1) == verdict::stays);
+  CHECK(r1.wanted());
 }
 
 TEST_CASE("no retire is claimed while no key waits, or while a slot is "
           "free for the waiting key",
           "[lane][cap]") {
   fixture f;
-  CHECK_FALSE(f.in.claim_retire()); // cap full, nobody waits
-  f.submit(kl::key{uint64_t{3}});
-  REQUIRE(f.in.waiting() == 1);
-  // A lane retired and gave its slot back; the key is not admitted yet.
-  // That slot is the key's: retiring another lane for it would leave the
-  // cap half used.
-  f.in.lane_gone(0, false);
-  CHECK_FALSE(f.in.claim_retire());
-  f.in.admit_waiting();
-  CHECK(f.in.waiting() == 0);
-  CHECK(f.in.active() == 2);
-  CHECK_FALSE(f.in.claim_retire());
+  {
+    round_t r{f.t, 1};
+    CHECK_FALSE(r.wanted()); // cap full, nobody waits
+  }
+  f.submit(key_no(3));
+  REQUIRE(f.t.waiting() == 1);
+  {
+    // A lane retired past its linger and gave its slot back; the key is
+    // not admitted yet (the round has not ended). That slot is the key's:
+    // retiring another lane for it would leave the cap half used.
+    round_t r0{f.t, 0};
+    CHECK(f.retire(r0, 1) == verdict::gone);
+    round_t r1{f.t, 1};
+    CHECK_FALSE(r1.wanted());
+  } // r0 ends: it admits key 3
+  CHECK(f.t.waiting() == 0);
+  CHECK(f.t.active() == 2);
+  round_t r{f.t, 1};
+  CHECK_FALSE(r.wanted());
 }
 
 TEST_CASE("a shard that stood back while a retired lane's slot was being "
           "handed on is asked again once the cap is full and keys still "
           "wait",
           "[lane][cap]") {
-  fixture f; // key 1's lane on shard 0, key 2's on shard 1
+  fixture f;
   f.two_keys_wait();
-  CHECK_FALSE(f.in.reclaim_asked(1)); // no shard had idle lanes to give
-  // Shard 0 retires key 1's lane; before it hands the slot on, shard 1
-  // publishes its idle lane and looks: a slot is free, so it keeps it.
-  f.in.lane_gone(0, false);
-  f.in.note_idle_lanes(1, 1);
-  REQUIRE_FALSE(f.in.slot_wanted());
-  // Shard 0 admits key 3; key 4 still waits and the cap is full again:
-  // without a new question, shard 1's idle lane stays for its linger.
-  f.in.admit_waiting();
-  CHECK(f.in.waiting() == 1);
-  CHECK(f.in.active() == 2);
-  CHECK(f.in.slot_wanted());
-  CHECK(f.in.reclaim_asked(1));
-  CHECK_FALSE(f.in.reclaim_asked(0)); // it published no idle lane
+  CHECK_FALSE(f.boxes.reclaim_asked(1)); // no shard had idle lanes to give
+  {
+    // Shard 0 retires key 1's lane; before it hands the slot on, shard 1
+    // publishes its idle lane and looks: a slot is free, so it keeps it.
+    round_t r0{f.t, 0};
+    CHECK(f.retire(r0, 1) == verdict::gone);
+    CHECK_FALSE(f.t.idle_lanes(1, 1));
+  } // shard 0 admits key 3; key 4 still waits and the cap is full again:
+    // without a new question, shard 1's idle lane stays for its linger
+  CHECK(f.t.waiting() == 1);
+  CHECK(f.t.active() == 2);
+  CHECK(f.boxes.reclaim_asked(1));
+  CHECK_FALSE(f.boxes.reclaim_asked(0)); // it published no idle lane
+  CHECK(f.t.idle_lanes(1, 1));           // a slot is wanted
 }
 
 TEST_CASE("a retire for a waiting key hands its slot of the cap straight to "
           "the oldest waiting key, and gives it back when none waits",
           "[lane][cap]") {
-  fixture f; // key 1's lane on shard 0, key 2's on shard 1
+  fixture f;
   f.two_keys_wait();
-  // Shard 0 claims a retire for key 3, retires key 1's lane and keeps its
-  // slot: the cap stays full, so shard 1 need not stand back and may claim
-  // one for key 4 at once, but not a third.
-  CHECK(f.in.claim_retire());
-  f.in.lane_gone(0, true);
-  CHECK(f.in.active() == 2);
-  CHECK(f.in.slot_wanted());
-  CHECK(f.in.claim_retire());
-  CHECK_FALSE(f.in.claim_retire());
-  f.in.end_retire_claim();
-  f.in.admit_waiting(true);
-  f.in.end_retire_claim();
-  CHECK(f.in.waiting() == 1); // key 4 waits on: the cap is full again
-  CHECK(f.in.active() == 2);
+  {
+    // Shard 0 claims a retire for key 3, retires key 1's lane and keeps
+    // its slot: the cap stays full, so shard 1 need not stand back and may
+    // claim one for key 4 at once, but not a third.
+    round_t r0{f.t, 0};
+    CHECK(r0.wanted());
+    CHECK(f.retire(r0, 1) == verdict::gone);
+    CHECK(f.t.active() == 2);
+    CHECK(f.t.idle_lanes(1, 1)); // a slot is still wanted
+    round_t r1{f.t, 1}, r2{f.t, 0};
+    CHECK(r1.wanted());
+    CHECK_FALSE(r2.wanted());
+    // Shard 1's lane stays (an event came): its claim ends.
+    f.submit(key_no(2));
+    CHECK(f.retire(r1, 2) == verdict::stays);
+  } // shard 0 hands its slot to key 3
+  CHECK(f.t.waiting() == 1); // key 4 waits on: the cap is full again
+  CHECK(f.t.active() == 2);
   // Key 3's lane went to shard 0 (one lane fewer), with its event.
-  keylane::detail::inbox_item inbox[8];
-  auto n = f.in.dequeue_inbox(0, inbox, 8);
-  bool key3 = false;
-  for (size_t i = 0; i < n; ++i) {
-    auto ev = f.in.open(inbox[i]);
-    key3 = key3 || ev->k == kl::key{uint64_t{3}};
-  }
-  CHECK(key3);
-  // Key 4 is admitted with the next retire's slot; a slot held when no
-  // key waits goes back to the cap.
-  f.in.lane_gone(1, true);
-  f.in.admit_waiting(true);
-  CHECK(f.in.waiting() == 0);
-  CHECK(f.in.active() == 2);
-  f.in.lane_gone(0, true);
-  f.in.admit_waiting(true);
-  CHECK(f.in.active() == 1);
+  f.take_inboxes();
+  REQUIRE(f.lane_of.count(3) == 1);
+  CHECK(f.shard_of.at(3) == 0);
+  {
+    // Shard 1 claims a retire for key 4; meanwhile shard 0 retires key 3's
+    // lane past its linger, and that freed slot admits key 4 first.
+    round_t r1{f.t, 1};
+    CHECK(r1.wanted());
+    {
+      round_t r0{f.t, 0};
+      CHECK(f.retire(r0, 3) == verdict::gone);
+    }
+    CHECK(f.t.waiting() == 0);
+    CHECK(f.t.active() == 2);
+    // Shard 1's claimed retire keeps a slot no key waits for any more.
+    CHECK(f.retire(r1, 2) == verdict::gone);
+    CHECK(f.t.active() == 2);
+  } // it goes back to the cap
+  CHECK(f.t.active() == 1);
+  f.take_inboxes();
+  CHECK(f.lane_of.count(4) == 1);
 }
 
 TEST_CASE("lane ids are unique across the backlog's stripes and never 0",

@@ -9,7 +9,7 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/stop_ledger.hpp"

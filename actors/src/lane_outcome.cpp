@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "keylane/detail/backoff.hpp"
-#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/park_service.hpp"
 #include "keylane/detail/shard.hpp"
@@ -157,7 +157,7 @@ void lane::flush() {
     unpark_through_ = 0;
   }
   if (unreleased_ >= release_every_)
-    parts_.in.release_backlog(key_, std::exchange(unreleased_, 0));
+    parts_.keys.ended(key_, std::exchange(unreleased_, 0));
 }
 
 } // namespace keylane::detail

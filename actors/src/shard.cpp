@@ -6,7 +6,8 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/counters.hpp"
-#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/inboxes.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
@@ -50,7 +51,7 @@ caf::behavior shard::make_behavior() {
     [this](supervisor_atom, caf::actor& a) { supervisor_ = std::move(a); },
     [this](reclaim_atom) {
       // Keys wait for a slot of the cap: retire what is dry (end_round).
-      parts_.in.rearm_reclaim(index_);
+      parts_.boxes.rearm_reclaim(index_);
       end_round();
     },
     [this](linger_atom) {
@@ -106,7 +107,7 @@ caf::behavior shard::make_behavior() {
       std::vector<lane*>{}.swap(touched_);
       std::deque<idle_lane>{}.swap(idle_);
       std::vector<idle_lane>{}.swap(retire_now_);
-      parts_.in.purge_idle(); // the slots its lanes' keys left behind
+      parts_.keys.purge_idle(); // the slots its lanes' keys left behind
       release_free_memory();
       if (parts_.log.enabled(log_level::debug))
         parts_.log.write(log_level::debug, "idle: shard "
@@ -157,14 +158,15 @@ lane* shard::start_lane(uint64_t id, const keylane::key& k) {
 }
 
 void shard::take_inbox() {
-  parts_.in.rearm_inbox(index_);
-  auto n = parts_.in.dequeue_inbox(index_, inbox_buf_.data(), inbox_buf_.size());
+  parts_.boxes.rearm_shard(index_);
+  auto n = parts_.boxes.take_shard(index_, inbox_buf_.data(), inbox_buf_.size());
   taken_ += n;
   // A lane cannot retire while an event sent to it is on its way (see
-  // backlog::close_route), so each event finds its lane here, or starts it.
+  // key_table::retire_round), so each event finds its lane here, or starts
+  // it.
   lane* last = nullptr;
   for (size_t i = 0; i < n; ++i) {
-    auto ev = parts_.in.open(inbox_buf_[i]);
+    auto ev = parts_.boxes.open(inbox_buf_[i]);
     if (last == nullptr || last->id() != ev->lane) {
       last = find(ev->lane);
       if (last == nullptr)
@@ -206,7 +208,7 @@ void shard::write_parks() {
     const auto& k = to_park_[i]->k;
     for (j = i + 1; j < to_park_.size() && to_park_[j]->k == k; ++j) {
     }
-    parts_.in.release_backlog(k, j - i);
+    parts_.keys.ended(k, j - i);
   }
   finished_ += to_park_.size();
   for (auto& ev : to_park_) {
@@ -236,7 +238,7 @@ void shard::end_round() {
     delayed_send(this, park_hold, timer_atom::value, uint64_t{0},
                  uint64_t{0});
   }
-  parts_.in.note_shard_load(index_, taken_ - finished_);
+  parts_.boxes.note_load(index_, taken_ - finished_);
   if (!out_->items.empty()) {
     if (parts_.cfg.order == order_mode::global) {
       auto next = std::make_shared<event_batch>(&parts_.ledger, "completed");
@@ -256,16 +258,15 @@ void shard::end_round() {
     retire_due(std::exchange(sweep_due_, false));
     // Published, then checked again: a key that began to wait meanwhile
     // either sees these idle lanes (and asks for one) or is seen here.
-    parts_.in.note_idle_lanes(index_, idle_.size());
-    if (!idle_.empty() && parts_.in.slot_wanted()) {
+    if (parts_.keys.idle_lanes(index_, idle_.size())) {
       retire_due(false);
-      parts_.in.note_idle_lanes(index_, idle_.size());
+      (void) parts_.keys.idle_lanes(index_, idle_.size());
     }
     arm_linger();
   }
   if (!report_->empty()) {
     auto next = std::make_shared<shard_report>();
-    send(supervisor_, idle_atom::value, std::move(report_));
+    send(supervisor_, parked_gone_atom::value, std::move(report_));
     report_ = std::move(next);
   }
   if (lanes_.empty() && !trim_armed_ && !trimmed_) {
@@ -320,7 +321,7 @@ void shard::finished(event_ptr ev) {
 }
 
 void shard::parked(const keylane::key& k) {
-  send(supervisor_, parked_atom::value, k);
+  parts_.keys.park(k);
 }
 
 void shard::park(std::vector<event_ptr>& evs) {

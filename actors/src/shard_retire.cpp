@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A shard's idle lanes and their retire: after the linger, at once when
 // the linger is 0 or the lane parks, and at once while keys wait for a
-// slot of the cap (each retire hands its slot to the oldest waiting key).
-// See docs/architecture.md for the route protocol these steps keep.
+// slot of the cap. Whether a lane may go, and what becomes of its slot of
+// the cap, is the key table's verdict (key_table::retire_round).
 
 #include "keylane/detail/shard.hpp"
 
@@ -11,7 +11,7 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/counters.hpp"
-#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/state_service.hpp"
 
 namespace keylane::detail {
@@ -27,18 +27,21 @@ uint64_t shard::idle(const lane& l) {
   return mark;
 }
 
-bool shard::retire(lane& l, bool keep_slot) {
+bool shard::retire(lane& l, key_table::retire_round& round) {
   l.retire();
   // The key's next lane, on any shard, loads the state this one left.
   if (!state_out_.empty())
     parts_.state.stage(std::exchange(state_out_, state_round{}));
-  if (!parts_.in.close_route(l.k(), l.id(), l.parking(), l.take_unreleased()))
+  auto id = l.id();
+  auto k = l.k();
+  auto v = round.retire(k, id, l.take_unreleased(), [&] {
+    parts_.pub.lanes_retired.fetch_add(1, std::memory_order_relaxed);
+    lanes_.erase(id); // destroys l
+  });
+  if (v == key_table::verdict::stays)
     return false; // an event is on its way: the lane wakes up for it
-  if (l.parking())
-    report_->parked.push_back(l.k());
-  parts_.pub.lanes_retired.fetch_add(1, std::memory_order_relaxed);
-  lanes_.erase(l.id()); // destroys l
-  parts_.in.lane_gone(index_, keep_slot);
+  if (v == key_table::verdict::gone_parked)
+    report_->parked.push_back(std::move(k));
   return true;
 }
 
@@ -47,21 +50,11 @@ void shard::retire_due(bool sweep) {
     auto* l = find(x.id);
     return l != nullptr && l->dry() && l->idle_mark() == x.mark ? l : nullptr;
   };
-  bool freed = false;
+  key_table::retire_round round{parts_.keys, index_};
   for (auto& x : retire_now_)
     if (auto* l = live(x))
-      freed = retire(*l, false) || freed;
+      (void) retire(*l, round);
   retire_now_.clear();
-  // Slots kept from claimed retires go to the oldest waiting keys in
-  // batches (one pass over the waiting queue for many keys); their claims
-  // end only then, so other shards stand back for those keys meanwhile.
-  size_t kept = 0;
-  auto hand_on = [&] {
-    if (kept == 0)
-      return;
-    parts_.in.admit_waiting(kept);
-    parts_.in.end_retire_claim(std::exchange(kept, 0));
-  };
   // While keys wait with the cap full (or lanes exceed a lowered cap), the
   // longest idle lanes retire now, each keeping its slot for a waiting key;
   // else those past the linger (the timer's sweep).
@@ -73,29 +66,11 @@ void shard::retire_due(bool sweep) {
       idle_.pop_front();
       continue;
     }
-    bool claimed = false;
-    if (!(sweep && now - x.since >= linger_)) {
-      claimed = parts_.in.claim_retire();
-      if (!claimed && !parts_.in.take_reclaim())
-        break;
-    }
+    if (!(sweep && now - x.since >= linger_) && !round.wanted())
+      break;
     idle_.pop_front();
-    bool gone = retire(*l, claimed);
-    if (claimed && gone) {
-      if (++kept == ingress::admit_batch)
-        hand_on();
-    } else if (claimed) {
-      // The lane stayed (an event came): another shard that stood back
-      // for this claim is asked again.
-      parts_.in.end_retire_claim();
-      parts_.in.find_slot();
-    } else {
-      freed = freed || gone;
-    }
+    (void) retire(*l, round);
   }
-  hand_on();
-  if (freed)
-    parts_.in.admit_waiting();
 }
 
 void shard::arm_linger() {

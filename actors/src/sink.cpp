@@ -25,7 +25,6 @@ int64_t now_ns() {
 sink::sink(caf::actor_config& cfg, const runtime_parts& parts)
   : caf::event_based_actor(cfg),
     parts_(parts),
-    order_(parts.cfg.order),
     stall_ms_(parts.cfg.stall_ms) {
   parts_.ledger.watch(*this);
   since_ = clock::now();
@@ -72,10 +71,6 @@ void sink::take(event_batch& b) {
     }
     if (ev->attempts > 1)
       retries_ += ev->attempts - 1;
-    if (order_ != order_mode::global) {
-      ready_.push_back(ev.release());
-      continue;
-    }
     auto seq = ev->seq;
     if (spill_ && seq - reorder_.next() >= memory_window_ && spill_out(ev))
       continue;
@@ -83,10 +78,8 @@ void sink::take(event_batch& b) {
     reorder_.put(seq, ev.release());
   }
   b.items.clear();
-  if (order_ == order_mode::global) {
-    release_ready();
-    watch();
-  }
+  release_ready();
+  watch();
   // Publish before emitting: whoever sees an event out must see it counted.
   publish();
   if (!ready_.empty()) {

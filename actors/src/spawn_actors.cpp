@@ -3,7 +3,7 @@
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/inboxes.hpp"
 #include "keylane/detail/output.hpp"
 
 #include "keylane/detail/sink.hpp"
@@ -27,12 +27,12 @@ runtime_actors spawn_actors(caf::actor_system& sys, const runtime_parts& p,
   auto maker = std::make_shared<handler_maker>(std::move(make),
                                                std::move(params));
   // The shards take events from the first submit on, so they exist (and
-  // ingress can wake them) before `start` returns.
+  // producers can wake them) before `start` returns.
   std::vector<caf::actor> shards;
-  for (size_t i = 0; i < p.in.shard_count(); ++i) {
+  for (size_t i = 0; i < p.boxes.shard_count(); ++i) {
     shards.push_back(
       sys.spawn<shard>(p, a.sink, static_cast<uint32_t>(i), maker));
-    p.in.attach_shard(i, shards.back());
+    p.boxes.attach_shard(i, shards.back());
   }
   a.supervisor = sys.spawn<supervisor>(p, a.sink, shards,
                                        std::move(parked));

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where an event is and what holds it, for the sink's stall log. The sink
 // asks the supervisor, which answers for events it holds (being parked)
-// or ingress holds (their key waits for a slot), and asks every shard; the lane holding the event
-// answers the sink itself, through its shard. Runs only when output has
+// or the key table holds (their key waits for a slot), and asks every
+// shard; the lane holding the event answers the sink itself, through its
+// shard. Runs only when output has
 // stalled, so the scans cost nothing on the per-event path.
 
 #include <string>
 
 #include <caf/all.hpp>
 
-#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/seconds_text.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/shard.hpp"
@@ -67,9 +68,9 @@ void supervisor::locate(uint64_t seq) {
       answer(*ev, "its key is parked and it is being parked behind");
       return;
     }
-  if (auto held = parts_.in.find_held(seq)) {
+  if (auto held = parts_.keys.find_held(seq)) {
     send(sink_, located_atom::value, seq, held->k,
-         "its key waits for a lane slot (all " + std::to_string(parts_.in.cap())
+         "its key waits for a lane slot (all " + std::to_string(parts_.keys.cap())
            + " in use, " + std::to_string(held->ahead) + " keys ahead)",
          since_epoch_ns(held->submitted));
     return;

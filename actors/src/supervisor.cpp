@@ -7,7 +7,8 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/counters.hpp"
-#include "keylane/detail/ingress.hpp"
+#include "keylane/detail/inboxes.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/memory_release.hpp"
@@ -31,19 +32,14 @@ supervisor::supervisor(caf::actor_config& cfg, const runtime_parts& parts,
   buf_.resize(256);
   // Keys the store holds parked: their events go to the supervisor (to
   // park behind) from the first one on.
-  for (auto& k : parked) {
-    parts_.in.with_key_locked(k, [](backlog::slot& s) {
-      s.held = s.parked = true;
-    });
-    parked_.insert(std::move(k));
-  }
+  for (auto& k : parked)
+    parts_.keys.park(k);
 }
 
 caf::behavior supervisor::make_behavior() {
   return {
     [this](drain_atom) { drain(); },
-    [this](idle_atom, shard_report_ptr& r) { on_report(*r); },
-    [this](parked_atom, const key& k) { parked_.insert(k); },
+    [this](parked_gone_atom, shard_report_ptr& r) { on_report(*r); },
     [this](trim_atom, uint64_t spawned) { on_trim(spawned); },
     [this](reload_atom, settings_ptr& live) { reconfigure(std::move(live)); },
     [this](locate_atom, uint64_t seq) { locate(seq); },
@@ -73,11 +69,11 @@ void supervisor::on_report(shard_report& r) {
 }
 
 void supervisor::drain() {
-  parts_.in.rearm();
+  parts_.boxes.rearm_supervisor();
   size_t total = 0;
   while (total < ingress_batch_) {
     auto want = std::min(buf_.size(), ingress_batch_ - total);
-    auto n = parts_.in.dequeue(buf_.data(), want);
+    auto n = parts_.boxes.take_parked(buf_.data(), want);
     if (n == 0)
       break;
     for (size_t i = 0; i < n; ++i)
@@ -102,16 +98,8 @@ void supervisor::route(event_ptr ev) {
 }
 
 void supervisor::reconfigure(settings_ptr live) {
+  // The cap is the key table's (`engine::reload` set it already).
   live_ = std::move(live);
-  // Lanes above a lowered cap are not killed: lingering ones retire now,
-  // running ones when they run dry, and no key starts until below the cap
-  // (which `engine::reload` set before this message was sent).
-  auto active = parts_.in.active();
-  auto cap = parts_.in.cap();
-  parts_.in.want_reclaimed(active > cap ? active - cap : 0);
-  parts_.in.admit_waiting(); // a raised cap has room for waiting keys
-  for (auto& s : shards_)
-    send(s, reclaim_atom::value);
   publish();
 }
 

@@ -6,7 +6,9 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/inboxes.hpp"
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/messaging.hpp"
 #include "keylane/detail/output.hpp"
 #include "keylane/detail/park_service.hpp"
@@ -27,7 +29,7 @@ void supervisor::deliver_parked() {
   if (to_park_.empty())
     return;
   for (auto& ev : to_park_)
-    parts_.in.release_backlog(ev->k, 1);
+    parts_.keys.ended(ev->k, 1);
   written_ = 0;
   if (parts_.cfg.order != order_mode::global) {
     parts_.out.emit(to_park_, true); // nothing to re-sequence
@@ -40,13 +42,12 @@ void supervisor::deliver_parked() {
 }
 
 void supervisor::operate(bool replay, const key& k, op_reply reply) {
-  if (parked_.count(k) == 0) {
+  auto st = parts_.keys.parked(k);
+  if (!st.parked) {
     reply->set_value(uint64_t{0});
     return;
   }
-  bool lane_alive = parts_.in.with_key_locked(
-    k, [](backlog::slot& s) { return s.lane != 0; });
-  if (lane_alive) {
+  if (st.lane_alive) {
     // Its lane still parks events it was sent: act once it is gone, so the
     // store holds every one of them.
     deferred_[k].emplace_back(replay, std::move(reply));
@@ -59,7 +60,8 @@ void supervisor::route_ingress_of(const key& k) {
   // Every event of `k` submitted so far is in ingress or here; take the
   // rest now, so they are parked (and replayed or discarded) with the others.
   for (;;) {
-    auto n = parts_.in.dequeue_of(k, buf_.data(), buf_.size());
+    auto n = parts_.boxes.take_parked_of(key_table::stripe_of(k), buf_.data(),
+                                         buf_.size());
     if (n == 0)
       break;
     for (size_t i = 0; i < n; ++i)
@@ -69,19 +71,15 @@ void supervisor::route_ingress_of(const key& k) {
 
 caf::expected<uint64_t> supervisor::replay_now(const key& k) {
   caf::expected<uint64_t> result = uint64_t{0};
-  std::vector<event_ptr> revived;
-  uint32_t shard = 0;
-  bool started = false;
-  bool waits = false;
   // Under `k`'s lock: nothing of `k` is admitted meanwhile, so events of `k`
   // submitted later get sequence numbers after the replayed ones.
-  parts_.in.with_key_locked(k, [&](backlog::slot& s) {
+  parts_.keys.replay(k, [&](std::vector<event_ptr>& revived) {
     route_ingress_of(k);
     write_parked(); // backlog releases wait: they take the lock we hold
     auto recs = parts_.parks.store()->records(k);
     if (!recs) {
       result = std::move(recs.error());
-      return;
+      return false;
     }
     revived.reserve(recs->size());
     for (const auto& r : *recs) {
@@ -92,55 +90,31 @@ caf::expected<uint64_t> supervisor::replay_now(const key& k) {
                               + " of " + k.to_string() + ": "
                               + render(ev.error()));
         revived.clear();
-        return;
+        return false;
       }
       (*ev)->park_id = r.id;
       revived.push_back(std::move(*ev));
     }
     parts_.in.accept_replayed(revived);
-    s.count += revived.size();
-    s.parked = false;
     result = revived.size();
-    if (revived.empty()) {
-      s.held = false;
-    } else if (parts_.in.waiting() == 0 && parts_.in.take_cap()) {
-      shard = parts_.in.open_lane(k, s);
-      started = true;
-      for (auto& ev : revived)
-        parts_.in.send_to_lane(s, std::move(ev));
-    } else {
-      // It waits for a slot in turn, its events held in order.
-      parts_.in.begin_wait(s, k);
-      for (auto& ev : revived)
-        parts_.in.hold(s, std::move(ev));
-      waits = true;
-    }
+    return true;
   });
   deliver_parked();
-  if (result) {
-    parked_.erase(k);
+  if (result)
     replayed_ += *result;
-    if (started)
-      parts_.in.wake_shard(shard);
-    else if (waits)
-      parts_.in.find_slot();
-  }
   publish();
   return result;
 }
 
 caf::expected<uint64_t> supervisor::discard_now(const key& k) {
   caf::expected<uint64_t> result = uint64_t{0};
-  parts_.in.with_key_locked(k, [&](backlog::slot& s) {
+  parts_.keys.unpark(k, [&] {
     route_ingress_of(k);
     write_parked();
     result = parts_.parks.store()->discard(k);
-    if (result)
-      s.held = s.parked = false;
+    return static_cast<bool>(result);
   });
   deliver_parked();
-  if (result)
-    parked_.erase(k);
   return result;
 }
 

@@ -15,7 +15,7 @@ bool backlog::wait_for_room(shard& s, std::unique_lock<spin_mutex>& guard,
   ++s.waiters;
   bool room = false;
   for (;;) {
-    if (slot_of(s, k).count < limit_) {
+    if (slot_of(s, k).count_ < limit_) {
       room = true;
       break;
     }
@@ -38,31 +38,18 @@ void backlog::release(const key& k, size_t n) {
   if (xp == nullptr)
     return;
   auto& x = *xp;
-  x.count = x.count > n ? x.count - n : 0;
+  x.count_ = x.count_ > n ? x.count_ - n : 0;
   if (s.waiters > 0)
     s.cv.notify_all();
 }
 
-bool backlog::close_route(const key& k, uint64_t lane, bool parked,
-                          size_t done) {
+void backlog::release_locked(const key& k, slot& x, size_t n) noexcept {
+  if (n == 0)
+    return;
+  x.count_ = x.count_ > n ? x.count_ - n : 0;
   auto& s = shards_[shard_index(k)];
-  std::lock_guard<spin_mutex> guard{s.mtx};
-  auto* xp = find_slot(s, k);
-  if (xp == nullptr)
-    return true; // not routed to it (cannot happen; nothing to clear)
-  auto& x = *xp;
-  if (done != 0) {
-    x.count = x.count > done ? x.count - done : 0;
-    if (s.waiters > 0)
-      s.cv.notify_all();
-  }
-  if (x.lane != lane)
-    return true; // as above
-  if (x.count != 0)
-    return false;
-  x.lane = 0;
-  x.held = x.parked = parked;
-  return true;
+  if (s.waiters > 0)
+    s.cv.notify_all();
 }
 
 void backlog::purge(shard& s) {

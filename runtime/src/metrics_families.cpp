@@ -193,7 +193,7 @@ metric_families(const keylane::stats& s,
             d(s.timers_cancelled)),
   };
   // The counters the actors publish, from their one list.
-#define KEYLANE_X(field, kind, metric_name, help_text)                         \
+#define KEYLANE_X(field, kind, metric_name, help_text, src)                    \
   if (*metric_name != '\0') {                                                  \
     auto f = family(metric_name, help_text, MetricType::kind);                 \
     f.metric.push_back(sample(MetricType::kind, d(s.field)));                  \

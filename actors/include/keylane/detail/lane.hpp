@@ -34,18 +34,20 @@ class shard;
 /// objects, not actors: starting and retiring one is a table insert and
 /// erase). It runs one event at a time and starts the next from the
 /// previous one's completion, never by blocking. Its key's events come
-/// straight from `submit` (or from the supervisor, for a key that waited
-/// for a slot of the cap) through its shard's inbox, in order. Once dry it
-/// tells its shard, which retires it after the linger: `on_retire` runs,
-/// then the key's route is cleared if no event of the key is unfinished
-/// (see `backlog::close_route`); if one is on its way, the lane stays, and
+/// through its shard's inbox, in order: from `submit`, or, for a key that
+/// waited for a slot of the cap, from whoever admitted it (the key table).
+/// Once dry it tells its shard, which retires it after the linger:
+/// `on_retire` runs, then the key table clears the key's route if no event
+/// of the key is unfinished (`key_table::retire_round`); if one is on its
+/// way, the lane stays, and
 /// builds a fresh handler instance for it. A failed attempt is retried at
 /// the head of the queue after a backoff timer (no thread is held
 /// meanwhile), so the key's later events wait and no other key does. When
 /// an event fails for good, it and every event queued behind it go to the
 /// park store, in order; from then on the lane parks whatever it is sent,
-/// and when it retires the key stays parked: its events go to the
-/// supervisor, which parks them itself. Every lane has a process-wide
+/// (the key table marks the key parked: that is where "parked" lives), and
+/// when it retires the key stays parked: its events go to the supervisor,
+/// which parks them itself. Every lane has a process-wide
 /// unique id: messages for a lane that is gone (a late completion, a
 /// timer) find no lane and are dropped. A handler that cannot be built, or
 /// whose `on_activate` throws, fails the attempt at the head like any other
@@ -71,7 +73,7 @@ public:
   void run_taken();
   /// Nothing to run and nothing running: it may retire.
   /// Finished events whose backlog counts the lane has not given back; the
-  /// caller gives them back (`ingress::close_route`).
+  /// caller gives them back (`key_table::retire_round::retire`).
   [[nodiscard]] size_t take_unreleased() noexcept {
     return std::exchange(unreleased_, 0);
   }

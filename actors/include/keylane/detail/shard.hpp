@@ -13,6 +13,7 @@
 
 #include "keylane/detail/coarse_clock.hpp"
 #include "keylane/detail/inbox_item.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/messages.hpp"
@@ -21,9 +22,9 @@
 namespace keylane::detail {
 
 
-/// A shard's news for the supervisor from one round: keys whose parking
-/// lane retired (the supervisor parks their events from now on, and runs
-/// the operator calls that waited for the lane).
+/// A shard's news for the supervisor from one round: parked keys whose
+/// lane retired (their events go to the supervisor from now on, and the
+/// operator calls that waited for the lane run).
 struct shard_report {
   std::vector<keylane::key> parked;
   [[nodiscard]] bool empty() const noexcept { return parked.empty(); }
@@ -34,7 +35,7 @@ using shard_report_ptr = std::shared_ptr<shard_report>;
 /// The actor that hosts lanes: a fixed set of shards (`scheduler.shards`)
 /// runs every active key's lane, each lane in the shard `submit` picked
 /// when the key activated. Its inbox brings the events of its lanes, the
-/// first event of a lane starting it. A shard handles a message (its
+/// first event of a lane starting it (the key table picked the shard). A shard handles a message (its
 /// inbox, a completion, a timer) by running the lanes it touches, then
 /// sends what they finished to the sink in one batch, then retires the
 /// lanes that are due: dry ones after `lane_linger_ms`, parking ones and
@@ -88,9 +89,9 @@ public:
       refresh_settings(gen);
     return *settings_;
   }
-  /// This shard's number (what `backlog::route` names).
+  /// This shard's number (what a key's route names).
   [[nodiscard]] uint32_t index() const noexcept { return index_; }
-  /// A lane parked its key.
+  /// A lane parked its key (the key table keeps it parked).
   void parked(const keylane::key& k);
   /// Takes events a lane parks (its key's, in order); they go to the store
   /// with the other parks of the round in one transaction (see end_round).
@@ -126,7 +127,7 @@ private:
   lane* start_lane(uint64_t id, const keylane::key& k);
   void end_round();
   void retire_due(bool sweep);
-  [[nodiscard]] bool retire(lane& l, bool keep_slot);
+  [[nodiscard]] bool retire(lane& l, key_table::retire_round& round);
   void arm_linger();
   void take_turns();
   lane* find(uint64_t id);

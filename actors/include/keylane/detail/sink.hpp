@@ -19,14 +19,15 @@
 namespace keylane::detail {
 
 
-/// Puts finished events in output order and hands them to the output
-/// queue. `global`: a `reorder_buffer` indexed by sequence number;
-/// every accepted number arrives exactly once (failed and skipped events as
-/// tombstones), so the buffer never waits for a number that will not come.
-/// Its size is bounded by the window, because ingress admits at most
-/// `window` undelivered events. `per_key` and `none`: lanes already send a
-/// key's events in order (one lane at a time per key, and a lane's results
-/// reach the sink before it retires), so events pass straight through.
+/// Puts finished events in global order and hands them to the output
+/// queue: a `reorder_buffer` indexed by sequence number; every accepted
+/// number arrives exactly once (failed and skipped events as tombstones),
+/// so the buffer never waits for a number that will not come. Its size is
+/// bounded by the window, because ingress admits at most `window`
+/// undelivered events. Under `per_key` and `none` no event passes through
+/// it (shards and the supervisor hand theirs to the output themselves): it
+/// sizes an automatic window from the shards' measures, and answers the
+/// stall log.
 class sink : public caf::event_based_actor {
 public:
   sink(caf::actor_config& cfg, const runtime_parts& parts);
@@ -60,10 +61,9 @@ private:
   }
 
   runtime_parts parts_;
-  order_mode order_;
   size_t stall_ms_;
-  // global: results waiting for their turn (owned; `on_exit` abandons
-  // them), and the awaited number. The other orders pass straight through.
+  // Results waiting for their turn (owned; `on_exit` abandons them), and
+  // the awaited number.
   reorder_buffer<event_base*> reorder_{order_mode::global};
   uint64_t ok_ = 0;
   uint64_t skipped_ = 0;

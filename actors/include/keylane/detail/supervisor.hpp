@@ -21,12 +21,13 @@
 namespace keylane::detail {
 
 
-/// Owns what only one place can decide: parking once a key's lane is
-/// gone, replay, discard and reload. A live key's events, the start and
-/// retire of its lane, and the keys waiting for a slot of the cap never
-/// pass through it (see `ingress`). A parked key whose lane is gone is
-/// held for it: its events come here and are parked behind, so the store
-/// gets them in order from one writer at a time. Operator calls (replay,
+/// Owns what only one place can decide: parking the events of a parked
+/// key once its lane is gone, replay, discard and reload. A live key's
+/// events, the start and retire of its lane, and the keys waiting for a
+/// slot of the cap never pass through it (see `key_table`, which also
+/// keeps whether a key is parked). A parked key whose lane is gone is held
+/// for it: its events come here and are parked behind, so the store gets
+/// them in order from one writer at a time. Operator calls (replay,
 /// discard) on a parked key wait until its lane is gone. Single-threaded,
 /// as every actor.
 class supervisor : public caf::event_based_actor {
@@ -61,7 +62,6 @@ private:
   size_t ingress_batch_;
 
   std::vector<event_base*> buf_;
-  std::unordered_set<key, key_hasher> parked_;
   // Operator calls on parked keys whose lane is still alive (true: replay).
   tsl::robin_map<key, std::vector<std::pair<bool, op_reply>>, key_hasher>
     deferred_;

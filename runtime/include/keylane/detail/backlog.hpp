@@ -18,57 +18,71 @@
 
 namespace keylane::detail {
 
-/// Serialises the submits of each key, bounds per key the events accepted
-/// but not yet completed, and is the one place that knows where a key's
-/// events go. Keys are striped over independently locked shards, so
-/// producers of different keys rarely meet. `admit` runs its continuation
-/// under the key's shard lock: the caller assigns the sequence number and
-/// enqueues there, so a key's events enter every queue in sequence-number
-/// order even when they come from different threads. Thread-safe. Each key
-/// with work, a live lane or held events has a `slot`. One that has none of
-/// them is left in place (it is a default slot again) and purged in bulk
-/// once a stripe holds about as many unused slots as used ones, and when
-/// the runtime goes idle (`purge`): erasing and re-inserting a key at each
-/// activation moved neighbouring entries both times. So memory follows
-/// the active keys, not every key ever seen; with an `unbounded` limit the
-/// count is kept but never refuses.
-///
-/// A slot's route: a live lane (`lane`, on `shard`) takes the key's events
-/// straight from `submit`; a held key's go to the supervisor (it waits for
-/// a slot of the cap, or it is parked); a key with neither starts a lane at
-/// its next event. A lane's route is set when it starts and cleared when it
-/// retires, both under the key's lock, and a lane retires only while the
-/// count is zero: then no event of its key is on its way to it.
+/// The storage of `key_table`: one slot per key, striped over
+/// independently locked shards so producers of different keys rarely meet.
+/// It serialises the submits of each key and bounds per key the events
+/// accepted but not yet completed; what a slot means (route, waiting,
+/// parked) is the table's. `admit` runs its continuation under the key's
+/// stripe lock: the caller assigns the sequence number and enqueues there,
+/// so a key's events enter every queue in sequence-number order even when
+/// they come from different threads. Thread-safe. A key with work, a live
+/// lane or held events has a slot. One that has none of them is left in
+/// place (it is a default slot again) and purged in bulk once a stripe
+/// holds about as many unused slots as used ones, and when the runtime
+/// goes idle (`purge`): erasing and re-inserting a key at each activation
+/// moved neighbouring entries both times. So memory follows the active
+/// keys, not every key ever seen; with an `unbounded` limit the count is
+/// kept but never refuses.
 class backlog {
 public:
   static constexpr size_t shard_count = 64;
 
-  /// What the backlog keeps per key, read and written under its lock.
+  /// What the backlog keeps per key, read and written under its lock. Its
+  /// fields change only through `key_table`'s verbs (and the count here,
+  /// in `admit` and `release`): the table is the one owner of a key's life.
   /// A held key that is not parked waits for a slot of the cap: its events
-  /// wait here, in order, as a list the slot owns (`hold`, `take_held`).
-  struct slot {
-    size_t count = 0;    // events accepted and not yet completed
-    uint64_t lane = 0;   // the live lane's id; 0: none
-    uint32_t shard = 0;  // the shard that hosts it
-    bool held = false;   // no lane may start for it now (waits, or parked)
-    bool parked = false; // held because the key is parked: its events go
-                         // to the supervisor, which parks them behind
-    event_base* held_first = nullptr; // events of a waiting key, oldest
-    event_base* held_last = nullptr;  // first
+  /// wait here, in order, as a list the slot owns.
+  class slot {
+  public:
+    /// Events accepted and not yet completed.
+    [[nodiscard]] size_t count() const noexcept { return count_; }
+    /// The live lane's id; 0: none.
+    [[nodiscard]] uint64_t lane() const noexcept { return lane_; }
+    /// The shard that hosts the live lane.
+    [[nodiscard]] uint32_t shard() const noexcept { return shard_; }
+    /// No lane may start for it now (it waits, or it is parked).
+    [[nodiscard]] bool held() const noexcept { return held_; }
+    /// Its key is parked: a live lane parks what it is sent, and with no
+    /// lane its events go to the supervisor, which parks them behind.
+    [[nodiscard]] bool parked() const noexcept { return parked_; }
+    /// The oldest event a waiting key holds (linked through `next`).
+    [[nodiscard]] const event_base* first_held() const noexcept {
+      return held_first_;
+    }
 
-    /// Appends `ev` to the events the waiting key holds.
+  private:
+    friend class backlog;
+    friend class key_table;
+    friend struct slot_access; // tests set up routes directly
+
     void hold(event_ptr ev) noexcept {
       auto* p = ev.release();
       p->next = nullptr;
-      (held_last ? held_last->next : held_first) = p;
-      held_last = p;
+      (held_last_ ? held_last_->next : held_first_) = p;
+      held_last_ = p;
+    }
+    [[nodiscard]] event_base* take_held() noexcept {
+      held_last_ = nullptr;
+      return std::exchange(held_first_, nullptr);
     }
 
-    /// Takes the list `hold` built (the caller owns it from now on).
-    [[nodiscard]] event_base* take_held() noexcept {
-      held_last = nullptr;
-      return std::exchange(held_first, nullptr);
-    }
+    size_t count_ = 0;
+    uint64_t lane_ = 0;
+    uint32_t shard_ = 0;
+    bool held_ = false;
+    bool parked_ = false;
+    event_base* held_first_ = nullptr;
+    event_base* held_last_ = nullptr;
   };
 
   explicit backlog(size_t limit) : limit_(limit) {}
@@ -99,25 +113,24 @@ public:
       purge(s);
     // One lookup on the common path (room for the key).
     auto* xp = &slot_of(s, k);
-    if (xp->count >= limit_ && !force) {
+    if (xp->count_ >= limit_ && !force) {
       if (!(wait && wait_for_room(s, guard, k, deadline, cancelled)))
         return false;
       xp = &slot_of(s, k); // re-found: the wait let others rehash
     }
     auto& x = *xp;
-    ++x.count;
+    ++x.count_;
     try {
       then(x);
     } catch (...) {
-      --x.count;
+      --x.count_;
       throw;
     }
     return true;
   }
 
   /// Runs `fn(slot&)` under `k`'s shard lock, so no event of `k` is
-  /// admitted meanwhile; `fn` may raise the count past the limit (replayed
-  /// events were accepted once already).
+  /// admitted meanwhile.
   template <class F>
   decltype(auto) locked(const key& k, F&& fn) {
     auto& s = shards_[shard_index(k)];
@@ -140,13 +153,18 @@ public:
   /// Returns `n` slots of `k`.
   void release(const key& k, size_t n);
 
-  /// Clears `k`'s route to lane `lane` if no event of `k` is unfinished
-  /// (none is on its way to the lane either); a parking lane leaves the
-  /// key parked, its events held for the supervisor. False: the lane keeps
-  /// the route, an event is on its way to it.
-  /// `done`: finished events of `k` whose slots the lane gives back first.
-  [[nodiscard]] bool close_route(const key& k, uint64_t lane, bool parked,
-                                 size_t done);
+  /// Runs `fn(slot*)` under `k`'s shard lock: its slot, or null if it has
+  /// none (nothing is made for it).
+  template <class F>
+  decltype(auto) find(const key& k, F&& fn) {
+    auto& s = shards_[shard_index(k)];
+    std::lock_guard<spin_mutex> guard{s.mtx};
+    return fn(find_slot(s, k));
+  }
+
+  /// Gives back `n` of `x`'s count and wakes producers waiting for room
+  /// (under `x`'s lock, in `locked` or `find`).
+  void release_locked(const key& k, slot& x, size_t n) noexcept;
 
   /// Wakes every waiter (used when the runtime stops).
   void wake_all();
@@ -232,7 +250,7 @@ private:
   static void purge(shard& s);
 
   [[nodiscard]] static bool unused(const slot& x) noexcept {
-    return x.count == 0 && x.lane == 0 && !x.held;
+    return x.count_ == 0 && x.lane_ == 0 && !x.held_;
   }
 
   bool wait_for_room(shard& s, std::unique_lock<spin_mutex>& guard,

@@ -17,7 +17,9 @@
 #include "keylane/config.hpp"
 #include "keylane/detail/counters.hpp"
 #include "keylane/detail/event_base.hpp"
+#include "keylane/detail/inboxes.hpp"
 #include "keylane/detail/ingress.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/messaging.hpp"
@@ -165,6 +167,8 @@ private:
   std::unique_ptr<park_service> parks_;
   std::unique_ptr<state_service> state_;
   std::unique_ptr<spill_file> spill_;
+  inboxes inboxes_;
+  key_table keys_;
   ingress ingress_;
   messaging messaging_;
   output output_;

@@ -41,18 +41,19 @@ using batch_ptr = std::shared_ptr<event_batch>;
 /// supervisor ends first, the promise breaks and the caller sees `stopped`.
 using op_reply = std::shared_ptr<std::promise<caf::expected<uint64_t>>>;
 
-// Supervisor: events waiting in ingress.
+// Supervisor: events of parked keys wait in its queue (inboxes).
 using drain_atom = caf::atom_constant<caf::atom("kl_drain")>;
-// Engine -> shard: events wait in the shard's inbox (sent straight to its
-// lanes by `submit`).
+// Producer -> shard: events wait in the shard's inbox (sent straight to
+// its lanes by the key table).
 using inbox_atom = caf::atom_constant<caf::atom("kl_inbox")>;
 // Shard or supervisor -> sink: finished events.
 using events_atom = caf::atom_constant<caf::atom("kl_events")>;
-// Shard -> supervisor: parking lanes that retired, a freed slot (shard_report).
-using idle_atom = caf::atom_constant<caf::atom("kl_idle")>;
+// Shard -> supervisor: parked keys whose lane retired (shard_report).
+using parked_gone_atom = caf::atom_constant<caf::atom("kl_pgone")>;
 // Shard to itself: retire lanes that lingered long enough.
 using linger_atom = caf::atom_constant<caf::atom("kl_linger")>;
-// Supervisor -> shard: keys wait for a slot, retire idle lanes now.
+// Key table -> shard: keys wait for a slot (or lanes exceed a lowered
+// cap), retire idle lanes now.
 using reclaim_atom = caf::atom_constant<caf::atom("kl_reclm")>;
 // Completion from outside the handler's call frame, to the lane's shard.
 using complete_atom = caf::atom_constant<caf::atom("kl_done")>;
@@ -60,8 +61,6 @@ using complete_atom = caf::atom_constant<caf::atom("kl_done")>;
 using resume_atom = caf::atom_constant<caf::atom("kl_resume")>;
 // Shard to itself: a handler timer of a lane fired.
 using timer_atom = caf::atom_constant<caf::atom("kl_timer")>;
-// Shard -> supervisor: the key is parked (its lane parks what it gets).
-using parked_atom = caf::atom_constant<caf::atom("kl_parked")>;
 // Operator -> supervisor: replay a parked key.
 using replay_atom = caf::atom_constant<caf::atom("kl_replay")>;
 // Operator -> supervisor: discard a parked key.

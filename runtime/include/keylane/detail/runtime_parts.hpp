@@ -13,7 +13,9 @@
 namespace keylane::detail {
 
 struct counters;
+class inboxes;
 class ingress;
+class key_table;
 class live_settings;
 class logger;
 class messaging;
@@ -29,7 +31,9 @@ struct payload_ops;
 struct runtime_parts {
   const settings& cfg;
   const payload_ops& ops;
-  ingress& in;
+  ingress& in;      // window credit, sequence numbers
+  key_table& keys;  // a key's route, count, wait and park; the cap
+  inboxes& boxes;   // the hand-off to the shards and the supervisor
   output& out;
   park_service& parks;
   state_service& state;
