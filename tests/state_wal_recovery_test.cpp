@@ -219,7 +219,10 @@ void recover_at_every_twentieth(const store_shape& shape) {
       CHECK(truth.keys == 0);
       continue;
     }
-    REQUIRE(warnings.size() == 2);
+    if (warnings.size() != 2) {
+      FAIL_CHECK(warnings.size() << " warnings, not 2");
+      continue;
+    }
     INFO("warning: " << warnings[1]);
     auto said = read_warning(warnings[1]);
     // The read-only preview states the same figures.
@@ -232,7 +235,8 @@ void recover_at_every_twentieth(const store_shape& shape) {
       ++unknown;
     } else {
       CHECK(said.keys >= static_cast<int64_t>(truth.keys));
-      CHECK(said.writes == static_cast<int64_t>(truth.writes));
+      // keylane's own entry (its marker) may be among them.
+      CHECK(said.writes >= static_cast<int64_t>(truth.writes));
     }
     if (said.events >= 0)
       CHECK(said.events >= static_cast<int64_t>(truth.events));
@@ -240,6 +244,9 @@ void recover_at_every_twentieth(const store_shape& shape) {
       CHECK_THAT(warnings[1], Catch::Contains("events")
                                 && Catch::Contains("unknown"));
   }
+  WARN(shape.keys << " keys, log of " << size << " bytes: "
+                  << positions.size() << " bytes flipped, " << recovered
+                  << " recovered, " << unknown << " said unknown");
   // Most flips leave readable records after them, and so a count.
   CHECK(recovered >= 18);
   CHECK(unknown <= 2);

@@ -212,7 +212,11 @@ caf::expected<read_only_open> open_read_only(const std::string& path,
     out.loss = detail::measure_wal_loss(path, *out.db);
     out.damage = std::move(damage);
   }
-  if (auto known = identify(*out.db, path, adopt_empty); !known)
+  // Recovered to before the first batch, a store is empty: its marker went
+  // with the rest, and the writer's open adopts it as it adopts a store
+  // whose first open stopped early. The preview must read it the same.
+  if (auto known = identify(*out.db, path, adopt_empty || !out.damage.empty());
+      !known)
     return std::move(known.error());
   return out;
 }
