@@ -3,6 +3,7 @@
 // integer keys kept apart, equality consistent with the hash.
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <sstream>
@@ -108,6 +109,11 @@ static_assert(std::is_convertible_v<long long, key>, "long long is a key");
 static_assert(std::is_convertible_v<unsigned long, key>, "size_t is a key");
 static_assert(std::is_convertible_v<const int64_t&, key>, "const refs too");
 static_assert(!std::is_constructible_v<key, bool>, "a bool is no key");
+// A null pointer would take the `const char*` constructor and throw.
+static_assert(!std::is_constructible_v<key, std::nullptr_t>,
+              "nullptr is no key");
+static_assert(!std::is_convertible_v<std::nullptr_t, key>,
+              "nullptr is no key");
 static_assert(!std::is_constructible_v<key, double>, "a double is no key");
 static_assert(!std::is_constructible_v<key, float>, "a float is no key");
 static_assert(std::is_nothrow_constructible_v<key, int64_t>,

@@ -4,12 +4,29 @@
 #include "runtime_support.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
 
 using namespace runtime_support;
 
 namespace {
 template <class Rt>
 using event_ptr = std::unique_ptr<typename Rt::event_type>;
+
+// Compile checks: `submit(nullptr, ...)` does not compile (a null pointer
+// is no key), as `submit(true, ...)` does not; `submit(7, ...)` does.
+template <class Rt, class Key, class = void>
+struct submits : std::false_type {};
+template <class Rt, class Key>
+struct submits<Rt, Key,
+               std::void_t<decltype(std::declval<Rt&>().submit(
+                 std::declval<Key>(), std::declval<int>()))>>
+  : std::true_type {};
+static_assert(submits<int_rt, int>::value, "an int id is a key");
+static_assert(submits<int_rt, const char*>::value, "a string is a key");
+static_assert(!submits<int_rt, bool>::value, "a bool is no key");
+static_assert(!submits<int_rt, std::nullptr_t>::value, "nullptr is no key");
 
 } // namespace
 

@@ -225,8 +225,7 @@ TEST_CASE("a RocksDB state store recovers a damaged write-ahead log to the "
                                  + ": point-in-time recovery")
                  && Catch::Contains(log) && Catch::Contains("read-only")
                  && Catch::Contains("nothing on disk changed")
-                 && Catch::Contains(" key writes readable after them: 2000"
-                                    " keys would go back to an older"
+                 && Catch::Contains("keys would go back to an older"
                                     " state"));
   }
   CHECK(contents_of(path) == damaged);
@@ -247,7 +246,7 @@ TEST_CASE("a RocksDB state store recovers a damaged write-ahead log to the "
     REQUIRE(warnings.size() == 2);
     CHECK_THAT(warnings[1], Catch::Contains(log)
                               && Catch::Contains("dropping for good")
-                              && Catch::Contains(": 2000 keys went back"));
+                              && Catch::Contains("keys went back"));
     CHECK(records_of(**rw) == kept);
   }
   CHECK(contents_of(path) != damaged);

@@ -198,19 +198,25 @@ caf::expected<read_only_open> open_read_only(const std::string& path,
       return refuse(path, "cannot open read-only", st);
     if (recover == state_recovery::strict)
       return refuse_damage(path, damage);
-    st = detail::measure_wal_loss(path, make_options(true), out.loss);
-    if (!st.ok())
-      return refuse(path, detail::describe(damage)
-                            + "; point-in-time recovery cannot read it",
-                    st);
+    // What RocksDB's point-in-time recovery opens, keylane opens; what it
+    // drops is counted from the logs and this open (never by opening the
+    // logs skipping damaged records: RocksDB fails some of those opens
+    // with "Write batch content corrupted" where this one works).
     opts.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
     st = rocksdb::DB::OpenForReadOnly(opts, path, &raw);
     out.db.reset(raw);
     if (!st.ok())
-      return refuse(path, "cannot open read-only", st);
+      return refuse(path, detail::describe(damage)
+                            + "; point-in-time recovery cannot read it",
+                    st);
+    out.loss = detail::measure_wal_loss(path, *out.db);
     out.damage = std::move(damage);
   }
-  if (auto known = identify(*out.db, path, adopt_empty); !known)
+  // Recovered to before the first batch, a store is empty: its marker went
+  // with the rest, and the writer's open adopts it as it adopts a store
+  // whose first open stopped early. The preview must read it the same.
+  if (auto known = identify(*out.db, path, adopt_empty || !out.damage.empty());
+      !known)
     return std::move(known.error());
   return out;
 }

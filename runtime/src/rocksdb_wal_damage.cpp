@@ -4,19 +4,76 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include "keylane/detail/state_record.hpp"
+#include "keylane/errc.hpp"
+#include "rocksdb_wal_reader.hpp"
 
 namespace keylane::detail {
 
 namespace {
 
-using db_ptr = std::unique_ptr<rocksdb::DB>;
-
 constexpr std::string_view dropping = ": dropping ";
+
+// A write batch's header: its first write's number and its count.
+constexpr size_t batch_header = 12;
+
+uint64_t fixed64(const char* p) noexcept {
+  uint64_t x = 0;
+  for (int i = 7; i >= 0; --i)
+    x = (x << 8) | static_cast<uint8_t>(p[i]);
+  return x;
+}
+
+uint32_t fixed32(const char* p) noexcept {
+  uint32_t x = 0;
+  for (int i = 3; i >= 0; --i)
+    x = (x << 8) | static_cast<uint8_t>(p[i]);
+  return x;
+}
+
+/// The puts and erases of one write batch, each with its number; any
+/// other kind of write (or a column family but the default) fails the
+/// batch's Iterate.
+class batch_keys final : public rocksdb::WriteBatch::Handler {
+public:
+  struct write {
+    uint64_t seq = 0;
+    std::string key;
+    std::string value;
+    bool put = true;
+  };
+
+  explicit batch_keys(uint64_t seq) : seq_(seq) {}
+
+  rocksdb::Status PutCF(uint32_t family, const rocksdb::Slice& k,
+                        const rocksdb::Slice& v) override {
+    if (family != 0)
+      return rocksdb::Status::NotSupported("a column family");
+    writes.push_back({seq_++, k.ToString(), v.ToString(), true});
+    return rocksdb::Status::OK();
+  }
+
+  rocksdb::Status DeleteCF(uint32_t family,
+                           const rocksdb::Slice& k) override {
+    if (family != 0)
+      return rocksdb::Status::NotSupported("a column family");
+    writes.push_back({seq_++, k.ToString(), {}, false});
+    return rocksdb::Status::OK();
+  }
+
+  std::vector<write> writes;
+
+private:
+  uint64_t seq_;
+};
 
 } // namespace
 
@@ -59,45 +116,100 @@ wal_damage wal_damage_listener::damage() const {
   return damage_;
 }
 
-rocksdb::Status measure_wal_loss(const std::string& path,
-                                 rocksdb::Options options, wal_loss& out) {
-  auto open = [&](rocksdb::WALRecoveryMode mode, db_ptr& db) {
-    options.wal_recovery_mode = mode;
-    rocksdb::DB* raw = nullptr;
-    auto st = rocksdb::DB::OpenForReadOnly(options, path, &raw);
-    db.reset(raw);
-    return st;
-  };
-  // Every record that can be read, and what point-in-time recovery keeps.
-  db_ptr all, kept;
-  auto st = open(rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords, all);
-  if (st.ok())
-    st = open(rocksdb::WALRecoveryMode::kPointInTimeRecovery, kept);
-  if (!st.ok())
-    return st;
-  // A skipped record leaves a gap in the sequence; the last one read
-  // still counts every write before it.
-  auto last = all->GetLatestSequenceNumber();
-  auto kept_last = kept->GetLatestSequenceNumber();
-  out.writes = last > kept_last ? last - kept_last : 0;
-  out.keys = 0;
-  // What the logs hold is in the memtables of a read-only open (it never
-  // flushes): the keys written there are the only ones that can differ.
-  rocksdb::ReadOptions logs_only;
-  logs_only.read_tier = rocksdb::kMemtableTier;
-  logs_only.fill_cache = false;
-  std::unique_ptr<rocksdb::Iterator> it{all->NewIterator(logs_only)};
-  std::string value;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    if (it->key().starts_with(rocksdb::Slice{"\0", 1}))
-      continue; // keylane's reserved entries are not keys
-    st = kept->Get(rocksdb::ReadOptions{}, it->key(), &value);
-    if (st.IsNotFound() || (st.ok() && it->value().compare(value) != 0))
-      ++out.keys;
-    else if (!st.ok())
-      return st;
+wal_loss measure_wal_loss(const std::string& path, rocksdb::DB& kept) {
+  wal_loss out;
+  auto records = read_wal_records(path);
+  if (!records) {
+    out.why_not = render(records.error());
+    return out;
   }
-  return it->status();
+  const uint64_t kept_last = kept.GetLatestSequenceNumber();
+  // The number of the last write the logs are known to hold, the writes
+  // after `kept_last` in whole records, and those of them whose keys
+  // cannot be told (a batch of other kinds of writes).
+  uint64_t end = kept_last;
+  uint64_t readable = 0;
+  uint64_t unattributed = 0;
+  // Each key's last readable write after `kept_last`.
+  std::map<std::string, batch_keys::write> last;
+  // The records that cannot be read after the last whole one.
+  std::vector<const wal_record*> trailing;
+  for (const auto& r : *records) {
+    if (r.what != wal_record::kind::whole || r.payload.size() < batch_header) {
+      trailing.push_back(&r);
+      continue;
+    }
+    trailing.clear();
+    auto seq = fixed64(r.payload.data());
+    auto count = fixed32(r.payload.data() + 8);
+    if (count == 0 || seq + count - 1 <= kept_last)
+      continue;
+    end = std::max(end, seq + count - 1);
+    batch_keys keys{seq};
+    if (!rocksdb::WriteBatch{r.payload}.Iterate(&keys).ok()
+        || keys.writes.size() != count) {
+      auto n = seq + count - 1 - std::max(seq - 1, kept_last);
+      readable += n;
+      unattributed += n;
+      continue;
+    }
+    for (auto& w : keys.writes) {
+      if (w.seq <= kept_last)
+        continue;
+      ++readable;
+      if (w.key.empty() || w.key[0] != '\0') // not a reserved entry
+        last[w.key] = std::move(w);
+    }
+  }
+  if (!trailing.empty()) {
+    // Past the last whole record: counted only when it is one damaged
+    // batch that follows on the last write known and whose count its
+    // writes bear out (a changed count, or a changed length, would not
+    // parse to exactly that many writes; a changed number would not
+    // follow on). Its keys are not trusted: it counts as unreadable.
+    const auto* r = trailing.front();
+    auto ok = trailing.size() == 1 && r->what == wal_record::kind::damaged
+              && r->payload.size() >= batch_header;
+    if (ok) {
+      auto seq = fixed64(r->payload.data());
+      auto count = fixed32(r->payload.data() + 8);
+      batch_keys keys{seq};
+      ok = seq == end + 1 && count > 0
+           && rocksdb::WriteBatch{r->payload}.Iterate(&keys).ok()
+           && keys.writes.size() == count;
+      if (ok)
+        end += count;
+    }
+    if (!ok)
+      out.why_not = "the damage is at the end of the log, past the last"
+                    " record that can be read, and the number of key"
+                    " writes it held cannot be read";
+  }
+  out.counted = out.why_not.empty();
+  out.writes = out.counted ? end - kept_last : readable;
+  out.unreadable = out.writes - (readable - unattributed);
+  std::string value;
+  for (const auto& [k, w] : last) {
+    ++out.readable_keys;
+    if (!w.put)
+      continue; // an erase: the key comes back, with no events lost
+    auto now = decode_state_record(w.value);
+    uint64_t before = 0;
+    auto st = kept.Get(rocksdb::ReadOptions{}, k, &value);
+    if (st.ok()) {
+      if (auto old = decode_state_record(value))
+        before = old->events;
+      else
+        out.events_read = false;
+    } else if (!st.IsNotFound()) {
+      out.events_read = false;
+    }
+    if (!now)
+      out.events_read = false;
+    else if (now->events > before)
+      out.readable_events += now->events - before;
+  }
+  return out;
 }
 
 std::string describe(const wal_damage& d) {
@@ -112,25 +224,44 @@ std::string describe(const wal_damage& d) {
 
 std::string describe(const wal_damage& d, const wal_loss& loss,
                      bool read_only) {
-  auto head = "point-in-time recovery (state.recover = \"point_in_time\"): "
-              + describe(d);
-  // RocksDB drops the rest of a damaged record's 32 KiB block with it, so
-  // in a small log the whole tail may be unreadable: say so beside counts
-  // that may be 0.
-  auto writes = std::to_string(loss.writes);
-  auto keys = std::to_string(loss.keys);
-  if (read_only)
-    return head + "; read as of the damage, read-only: nothing on disk"
-                  " changed. A writer's recovery would drop for good the"
-                  " unreadable bytes and the " + writes + " key writes"
-                  " readable after them: " + keys + " keys would go back to"
-                  " an older state or to none, and any keys the unreadable"
-                  " bytes held";
-  return head + "; opened as of the damage, dropping for good the"
-                " unreadable bytes and the " + writes + " key writes"
-                " readable after them: " + keys + " keys went back to an"
-                " older state or to none, and any keys the unreadable bytes"
-                " held. Set state.recover back to \"strict\"";
+  auto n = [](uint64_t x) { return std::to_string(x); };
+  auto went = std::string{read_only ? " would go back" : " went back"};
+  auto out = "point-in-time recovery (state.recover = \"point_in_time\"): "
+             + describe(d)
+             + (read_only ? "; read as of the damage, read-only: nothing on"
+                            " disk changed. A writer's recovery would drop"
+                            " for good "
+                          : "; opened as of the damage, dropping for good ");
+  if (!loss.counted) {
+    out += "everything the logs hold after it, and how much that is is"
+           " unknown: " + loss.why_not + ". The " + n(loss.writes)
+           + " key writes readable after the damage change "
+           + n(loss.readable_keys) + " keys, but any other key may"
+           + (read_only ? " go back" : " have gone back")
+           + " too, with events that cannot be counted: compare"
+             " keylane-state list of the copy from before with after";
+  } else if (loss.unreadable == 0) {
+    out += "the " + n(loss.writes) + " key writes after it, all of them"
+           " readable: " + n(loss.readable_keys) + " keys" + went
+           + " to an older state or to none";
+    out += loss.events_read
+             ? ", losing " + n(loss.readable_events) + " events"
+             : ", losing events that cannot be counted (a write holds no"
+               " keylane state record)";
+  } else {
+    out += "the " + n(loss.writes) + " key writes after it, "
+           + n(loss.unreadable) + " of them unreadable: at most "
+           + n(loss.keys_at_most()) + " keys" + went
+           + " to an older state or to none (the " + n(loss.readable_keys)
+           + " keys the readable writes change, and one for each unreadable"
+             " write); how many events is unknown";
+    if (loss.events_read)
+      out += " (the readable writes hold " + n(loss.readable_events)
+             + " more than the states kept)";
+  }
+  if (!read_only)
+    out += ". Set state.recover back to \"strict\"";
+  return out;
 }
 
 } // namespace keylane::detail

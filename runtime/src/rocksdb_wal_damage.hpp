@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
 #include <rocksdb/status.h>
@@ -57,16 +58,39 @@ private:
   wal_damage damage_;
 };
 
-/// What point-in-time recovery of the store at `path` drops: found by
-/// opening it read-only twice, once skipping only the damaged records and
-/// once stopping at the first, and comparing the keys the logs hold. The
-/// damaged records' own writes cannot be read, so they are in neither count.
+/// What point-in-time recovery of a store drops: found by reading its
+/// write-ahead logs record by record past the damage (rocksdb_wal_reader)
+/// and comparing the writes after the recovered state's last sequence
+/// number with the recovered store. Every key write has a sequence number
+/// of its own, so the number of writes a damaged record held is the gap
+/// in the numbers before the next readable record: the counts of writes
+/// are exact, and the keys counted are never fewer than went back.
 struct wal_loss {
-  /// Key writes (one per key of each batch) after the damage.
+  /// False when the writes after the damage cannot be counted: damage at
+  /// the logs' end, past the last record that can be read, whose count of
+  /// writes cannot be read either. The figures below then count only the
+  /// readable writes.
+  bool counted = false;
+  /// Why they cannot be counted, when not `counted`.
+  std::string why_not;
+  /// Key writes after the recovered state's last.
   uint64_t writes = 0;
-  /// Keys whose state goes back to an older one, or to none (a key erased
-  /// after the damage comes back, uncounted: the erase left no value).
-  uint64_t keys = 0;
+  /// Of them, those whose keys cannot be read (in damaged records).
+  uint64_t unreadable = 0;
+  /// Keys the readable ones write (put or erase), keylane's reserved
+  /// entries not counted.
+  uint64_t readable_keys = 0;
+  /// Events the last readable write of each of those keys holds beyond
+  /// the key's recovered state; valid when `events_read`.
+  uint64_t readable_events = 0;
+  /// False when a readable write's value is no keylane state record.
+  bool events_read = true;
+
+  /// The most keys that can have gone back: each readable key, and one
+  /// for each unreadable write; valid when `counted`.
+  [[nodiscard]] uint64_t keys_at_most() const noexcept {
+    return readable_keys + unreadable;
+  }
 };
 
 /// "the write-ahead log /d/000004.log is damaged (Corruption: checksum
@@ -78,9 +102,10 @@ struct wal_loss {
 [[nodiscard]] std::string describe(const wal_damage& d, const wal_loss& loss,
                                    bool read_only);
 
-/// Measures `out` with `options` (a read-only open's); RocksDB's status.
-[[nodiscard]] rocksdb::Status measure_wal_loss(const std::string& path,
-                                               rocksdb::Options options,
-                                               wal_loss& out);
+/// Measures what point-in-time recovery of the store at `path` drops;
+/// `kept` is the store opened read-only with that recovery. Never fails:
+/// a log it cannot read makes the loss not `counted`.
+[[nodiscard]] wal_loss measure_wal_loss(const std::string& path,
+                                        rocksdb::DB& kept);
 
 } // namespace keylane::detail

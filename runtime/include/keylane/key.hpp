@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <ostream>
@@ -60,6 +61,10 @@ public:
   /// A `bool` is no key: `key{map.count(x)}` would make two keys of a whole
   /// workload, which is always a slip.
   key(bool) = delete;
+
+  /// A null pointer is no key: `key{nullptr}` would pick the `const char*`
+  /// constructor and throw at run time; this makes it a compile error.
+  key(std::nullptr_t) = delete;
 
   key(std::string s) noexcept
     : str_(std::move(s)), num_(0), hash_(stable_hash(str_) ^ 1u),
