@@ -140,9 +140,10 @@ keylane_smoke_example_exit("pipeline rejects a bad --set" pipeline 2
 keylane_smoke_example("readme example keeps state across a retire" readme_example
   "acct-7 100\nacct-7 300\nacct-7 250\n"
   ${PROJECT_SOURCE_DIR}/examples/readme/app.toml)
-add_test(NAME "readme: the first C++ block is examples/readme/main.cpp"
+add_test(NAME "readme: the first C++ block is examples/readme/main.cpp, the first TOML block its app.toml"
   COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
           -DSOURCE=${PROJECT_SOURCE_DIR}/examples/readme/main.cpp
+          -DCONFIG=${PROJECT_SOURCE_DIR}/examples/readme/app.toml
           -P ${CMAKE_CURRENT_LIST_DIR}/readme_example.cmake)
 
 keylane_smoke_example("transfers between accounts conserve the total"
@@ -159,8 +160,8 @@ keylane_smoke_example("transfers drill control: unkept messages are lost or doub
   transfers "control: the drill found the loss or double it must find"
   --drill 4 --accounts 200 --debits 2000 --seed 8 --control
   --state ${CMAKE_CURRENT_BINARY_DIR}/transfers-control)
-add_test(NAME "readme: the messaging block is examples/transfers/account.hpp's"
-  COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
+add_test(NAME "docs: messaging.md's transfer block is examples/transfers/account.hpp's"
+  COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/docs/messaging.md
           -DSOURCE=${PROJECT_SOURCE_DIR}/examples/transfers/account.hpp
           -P ${CMAKE_CURRENT_LIST_DIR}/readme_region.cmake)
 

@@ -18,7 +18,7 @@ add_test(NAME "install: find_package(keylane) from outside projects, by componen
     "-DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_test"
     "-DCONSUMERS_DIR=${CMAKE_CURRENT_LIST_DIR}/install"
     "-DKAFKA=$<TARGET_EXISTS:keylane_kafka>"
-    "-DREADME=${PROJECT_SOURCE_DIR}/README.md"
+    "-DREADME=${PROJECT_SOURCE_DIR}/docs/install.md"
     "-DCONFIG=$<CONFIG>"
     "-DGENERATOR=${CMAKE_GENERATOR}"
     "-DCXX_COMPILER=${CMAKE_CXX_COMPILER}"
