@@ -2,7 +2,7 @@
 # scratch prefix (fmt's find-package test): the core alone, the core with the
 # state, sqlite and metrics components, and the Kafka source. Catches what only users would see: a header
 # or config file that is not installed, an export that names a missing target,
-# a version file that rejects `find_package(keylane 0.1)`.
+# a version file that rejects `find_package(keylane 0.2)`.
 
 # Test names with spaces and parentheses need policy CMP0110 (CMake 3.19), which
 # CMake reads as it stands at the end of the directory. The project asks for
