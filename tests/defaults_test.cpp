@@ -14,6 +14,7 @@
 
 #include "keylane/config.hpp"
 #include "keylane/config_loader.hpp"
+#include "keylane/reload.hpp"
 #include "keylane/runtime.hpp"
 #include "runtime_support.hpp"
 
@@ -200,4 +201,23 @@ TEST_CASE("with the default retry a failing event is tried three times "
   REQUIRE(parked);
   REQUIRE(parked->size() == 1);
   CHECK(parked->front().k.to_string() == "down");
+}
+
+TEST_CASE("the start-up line names where the settings came from and each "
+          "one that differs from the defaults",
+          "[config][defaults][log]") {
+  kl::settings s;
+  CHECK(kl::describe_non_defaults(s) == "settings (<defaults>): all defaults");
+  auto p = kl::parse("[runtime]\nlane_linger_ms = 20\n[state]\nstore = "
+                     "\"memory\"\n[handler]\nname = \"balance\"\n",
+                     "app.toml");
+  REQUIRE(p);
+  CHECK(kl::describe_non_defaults(*p)
+        == "settings (app.toml) differ from the defaults: "
+           "runtime.lane_linger_ms = 20, state.store = \"memory\", "
+           "handler.name = \"balance\"");
+  // The old defaults, set explicitly, are named: they are no longer defaults.
+  REQUIRE(!kl::apply_overrides(*p, {"runtime.order=global"}));
+  CHECK(kl::describe_non_defaults(*p).find("runtime.order = \"global\"")
+        != std::string::npos);
 }

@@ -293,6 +293,12 @@ std::string check_keylane_overrides(const std::vector<std::string>& sets) {
   return problems;
 }
 
+std::string keylane_settings_toml(const std::vector<std::string>& sets) {
+  auto s = base_settings();
+  (void) apply_overrides(s, sets); // checked by check_keylane_overrides
+  return to_toml(s);
+}
+
 std::string keylane_settings_note(const std::vector<std::string>& sets) {
   auto b = base_settings();
   auto out = "threads = " + std::to_string(b.threads) + ", max_active_keys = "
