@@ -13,7 +13,9 @@
 #   - what moved out lives on: "Threads keylane starts" in
 #     docs/operations.md, "Choosing order, window and cap" in docs/config.md;
 #   - every local link in README.md and docs/*.md resolves inside the
-#     repository (no ../shared/).
+#     repository (no ../shared/);
+#   - no doc speaks of "the issue", "target N", "this session" or
+#     shared/tools, and none is over 40 KB.
 #   cmake -DSOURCE_DIR=<repo> -P readme_check.cmake
 cmake_minimum_required(VERSION 3.16)
 if(NOT SOURCE_DIR)
@@ -147,8 +149,28 @@ foreach(doc README.md examples/README.md ${docs})
     endif()
   endforeach()
   string(FIND "${text}" "../shared/" at)
-  if(NOT at EQUAL -1 AND doc STREQUAL "README.md")
+  if(NOT at EQUAL -1)
     list(APPEND problems "${doc} points outside the repository (../shared/)")
+  endif()
+endforeach()
+
+# Docs say what is true now: no lab notebook (issues, targets, sessions, a
+# tool outside the repository), and none longer than 40 KB.
+foreach(doc README.md ${docs})
+  file(READ "${SOURCE_DIR}/${doc}" text)
+  string(TOLOWER "${text}" lower)
+  foreach(word "the issue" "this session" "shared/tools")
+    string(FIND "${lower}" "${word}" at)
+    if(NOT at EQUAL -1)
+      list(APPEND problems "${doc} speaks of \"${word}\"")
+    endif()
+  endforeach()
+  if(lower MATCHES "target [0-9]")
+    list(APPEND problems "${doc} speaks of a numbered target")
+  endif()
+  file(SIZE "${SOURCE_DIR}/${doc}" doc_size)
+  if(doc_size GREATER 40960)
+    list(APPEND problems "${doc} is ${doc_size} bytes, over 40 KB")
   endif()
 endforeach()
 
