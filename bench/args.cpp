@@ -96,6 +96,10 @@ std::string usage(const char* argv0) {
          "as in its\n"
          "                     config file (repeatable; docs/config.md), e.g. "
          "--set runtime.window=4096\n"
+      << "  --print-config     print the keylane ways' settings (with --set) as "
+         "TOML and exit\n"
+         "                     (runtime.order and scheduler.policy are per "
+         "way and row)\n"
       << "  --no-sysalloc      skip the keylane rows with the system allocator\n"
       << "  --results DIR      where results and plots go (default results)\n"
       << "  --no-plots         do not draw plots\n"
@@ -139,6 +143,7 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
   app.add_option("--results", o.results)
     ->check(keylane::cli::not_empty("needs a directory"));
   keylane::cli::add_repeated(app, "--set", o.sets);
+  app.add_flag("--print-config", o.print_config);
   app.add_option("--child-out", o.child_out);
   if (auto e = keylane::cli::parse_or_error(app, argc, argv)) {
     error = *e;

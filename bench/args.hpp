@@ -32,6 +32,8 @@ struct options {
   /// keylane settings overrides of the keylane ways, "section.key=value"
   /// each, in command-line order (--set, repeatable).
   std::vector<std::string> sets;
+  /// `--print-config`: print the keylane ways' settings as TOML and exit.
+  bool print_config = false;
   std::string results = "results";
   /// Internal: run as the child of another keylane_bench and write the
   /// rows, one record a line, to this file instead of printing.

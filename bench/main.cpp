@@ -137,6 +137,10 @@ int main(int argc, char** argv) {
     std::cout << usage(argv[0]);
     return 0;
   }
+  if (o.print_config) {
+    std::cout << keylane_settings_toml(o.sets);
+    return 0;
+  }
   bool child = !o.child_out.empty();
   if (!child)
     ::mkdir(o.results.c_str(), 0755);

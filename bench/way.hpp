@@ -144,6 +144,11 @@ std::unique_ptr<way> make_keylane_tell(const std::string& scheduler,
 [[nodiscard]] std::string
 check_keylane_overrides(const std::vector<std::string>& sets);
 
+/// The keylane ways' settings with `sets` applied, as TOML (`--print-config`;
+/// each way and row then sets runtime.order and scheduler.policy).
+[[nodiscard]] std::string
+keylane_settings_toml(const std::vector<std::string>& sets);
+
 /// The keylane ways' settings for the report: "threads = 2, ...", then
 /// the overrides.
 [[nodiscard]] std::string

@@ -140,9 +140,37 @@ keylane_smoke_example_exit("pipeline rejects a bad --set" pipeline 2
 keylane_smoke_example("readme example keeps state across a retire" readme_example
   "acct-7 100\nacct-7 300\nacct-7 250\n"
   ${PROJECT_SOURCE_DIR}/examples/readme/app.toml)
-add_test(NAME "readme: the first C++ block is examples/readme/main.cpp"
+# ... and logs at start the settings app.toml changes from the defaults.
+keylane_smoke_example("readme example logs the settings that differ from the defaults"
+  readme_example
+  "keylane info: settings \\([^)]*app.toml\\) differ from the defaults: runtime.lane_linger_ms = 20, state.store = \"memory\", handler.name = \"balance\"\n"
+  ${PROJECT_SOURCE_DIR}/examples/readme/app.toml)
+
+# --print-config: every program that loads a config prints the effective
+# settings as TOML (a --set included) and exits 0.
+keylane_smoke_example("ledger --print-config" ledger
+  "\\[runtime\\]\nmax_active_keys = 3\n" --print-config
+  --set runtime.max_active_keys=3)
+keylane_smoke_example("ordered_export --print-config" ordered_export
+  "\\[runtime\\]\nmax_active_keys = 3\n" --print-config
+  --set runtime.max_active_keys=3)
+keylane_smoke_example("pipeline --print-config" pipeline
+  "\\[runtime\\]\nmax_active_keys = 3\n.*order = \"global\"" --print-config
+  --set runtime.max_active_keys=3)
+keylane_smoke_example("exchange --print-config" exchange
+  "\\[runtime\\]\nmax_active_keys = 3\n.*order = \"per_key\"" --print-config
+  --set runtime.max_active_keys=3)
+keylane_smoke_example("kafka_ledger --print-config" kafka_ledger
+  "\\[runtime\\]\nmax_active_keys = 3\n.*# \\[kafka\\]: as in" --print-config
+  --set runtime.max_active_keys=3)
+keylane_smoke_example("keylane_bench --print-config" keylane_bench
+  "\\[runtime\\]\nmax_active_keys = 3\n.*key_backlog = 65536" --print-config
+  --set runtime.max_active_keys=3)
+
+add_test(NAME "readme: the first C++ block is examples/readme/main.cpp, the first TOML block its app.toml"
   COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
           -DSOURCE=${PROJECT_SOURCE_DIR}/examples/readme/main.cpp
+          -DCONFIG=${PROJECT_SOURCE_DIR}/examples/readme/app.toml
           -P ${CMAKE_CURRENT_LIST_DIR}/readme_example.cmake)
 
 keylane_smoke_example("transfers between accounts conserve the total"
@@ -159,8 +187,8 @@ keylane_smoke_example("transfers drill control: unkept messages are lost or doub
   transfers "control: the drill found the loss or double it must find"
   --drill 4 --accounts 200 --debits 2000 --seed 8 --control
   --state ${CMAKE_CURRENT_BINARY_DIR}/transfers-control)
-add_test(NAME "readme: the messaging block is examples/transfers/account.hpp's"
-  COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
+add_test(NAME "docs: messaging.md's transfer block is examples/transfers/account.hpp's"
+  COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/docs/messaging.md
           -DSOURCE=${PROJECT_SOURCE_DIR}/examples/transfers/account.hpp
           -P ${CMAKE_CURRENT_LIST_DIR}/readme_region.cmake)
 

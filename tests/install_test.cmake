@@ -2,7 +2,7 @@
 # scratch prefix (fmt's find-package test): the core alone, the core with the
 # state, sqlite and metrics components, and the Kafka source. Catches what only users would see: a header
 # or config file that is not installed, an export that names a missing target,
-# a version file that rejects `find_package(keylane 0.1)`.
+# a version file that rejects `find_package(keylane 0.2)`.
 
 # Test names with spaces and parentheses need policy CMP0110 (CMake 3.19), which
 # CMake reads as it stands at the end of the directory. The project asks for
@@ -18,7 +18,7 @@ add_test(NAME "install: find_package(keylane) from outside projects, by componen
     "-DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_test"
     "-DCONSUMERS_DIR=${CMAKE_CURRENT_LIST_DIR}/install"
     "-DKAFKA=$<TARGET_EXISTS:keylane_kafka>"
-    "-DREADME=${PROJECT_SOURCE_DIR}/README.md"
+    "-DREADME=${PROJECT_SOURCE_DIR}/docs/install.md"
     "-DCONFIG=$<CONFIG>"
     "-DGENERATOR=${CMAKE_GENERATOR}"
     "-DCXX_COMPILER=${CMAKE_CXX_COMPILER}"

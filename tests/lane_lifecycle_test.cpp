@@ -96,6 +96,7 @@ TEST_CASE("a retiring lane drops the response handlers of requests its "
           "[lane][shard]") {
   counters c;
   settings cfg;
+  cfg.max_attempts = 1; // the default before 0.2.0
   cfg.threads = 2;
   cfg.max_active_keys = 2;
   cfg.order = order_mode::none;
@@ -161,6 +162,7 @@ TEST_CASE("every activation of a key gets a fresh handler and only its own "
     int n_ = 0;
   };
   settings cfg;
+  cfg.max_attempts = 1; // the default before 0.2.0
   cfg.threads = 2;
   cfg.max_active_keys = 4;
   cfg.order = order_mode::per_key;
@@ -203,6 +205,8 @@ TEST_CASE("a lane that ran dry lingers for its key's next event, and gives "
     int n_ = 0; // survives between events only while the lane lingers
   };
   settings cfg;
+  cfg.order = order_mode::global; // the default before 0.2.0
+  cfg.max_attempts = 1; // the default before 0.2.0
   cfg.threads = 2;
   cfg.max_active_keys = 1;
   cfg.lane_linger_ms = 60000; // far longer than the test: never the timer
@@ -247,6 +251,8 @@ TEST_CASE("a replayed key gets the slot a lingering lane holds at once",
     std::atomic<bool>* fixed_;
   };
   settings cfg;
+  cfg.order = order_mode::global; // the default before 0.2.0
+  cfg.max_attempts = 1; // the default before 0.2.0
   cfg.threads = 2;
   cfg.max_active_keys = 1;
   cfg.lane_linger_ms = 60000;
@@ -286,6 +292,8 @@ TEST_CASE("thousands of lingering lanes keep their keys while the backlog "
     int n_ = 0; // survives between events only while the lane lingers
   };
   settings cfg;
+  cfg.order = order_mode::global; // the default before 0.2.0
+  cfg.max_attempts = 1; // the default before 0.2.0
   cfg.threads = 2;
   cfg.max_active_keys = 2 * keys;
   cfg.lane_linger_ms = 60000; // far longer than the test

@@ -51,6 +51,7 @@ struct relay : kl::stateful_handler<uint64_t, uint64_t, seen> {
 
 kl::settings kept_settings(const std::string& dir) {
   kl::settings s;
+  s.max_attempts = 1; // the default before 0.2.0
   s.order = kl::order_mode::none;
   s.state_store = kl::state_backend::rocksdb;
   s.state_path = dir;

@@ -33,7 +33,7 @@ TEST_CASE("the metrics endpoint starts metrics.threads request threads",
     REQUIRE(rt);
     // Civetweb creates its threads before start returns, and each names
     // itself once it runs; a scrape later they are all named, and a count
-    // on its way to the default 80 would not stay at n.
+    // on its way to the default 16 would not stay at n.
     auto workers = [n] { return threads_named("civetweb-worker") == int(n); };
     CHECK(eventually(workers));
     CHECK(http_support::get(port).status == 200);
@@ -58,4 +58,18 @@ TEST_CASE("metrics.threads filled in code as 0 or beyond 1024 fails the "
           == "invalid_config: metrics.threads = " + std::to_string(bad)
                + ": must be between 1 and 1024");
   }
+}
+
+TEST_CASE("the metrics endpoint starts 16 request threads by default",
+          "[metrics][threads][defaults]") {
+  auto s = two_threads();
+  REQUIRE(s.metrics_threads == kl::settings{}.metrics_threads);
+  auto port = http_support::free_port();
+  s.metrics_listen = "127.0.0.1:" + std::to_string(port);
+  auto rt = int_rt::start(s, echo());
+  REQUIRE(rt);
+  CHECK(eventually([] { return threads_named("civetweb-worker") == 16; }));
+  CHECK(http_support::get(port).status == 200);
+  (*rt)->stop();
+  CHECK(threads_named("civetweb-worker") == 0);
 }

@@ -484,6 +484,8 @@ TEST_CASE("a runtime whose park.path cannot be opened says park_store_failed "
           "[park][sqlite]") {
   temp_dir dir;
   settings s;
+  s.order = order_mode::global; // the default before 0.2.0
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 1;
   s.park = park_mode::sqlite;
   s.park_path = (dir.path / "no-such-dir" / "park.db").string();

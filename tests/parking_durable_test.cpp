@@ -270,6 +270,7 @@ TEST_CASE("(the child process of the grouped-parking crash test)",
   if (!child_spec(crash_env, fd, keys, first, path))
     return;
   settings s;
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 2;
   s.order = order_mode::per_key;
   s.park = park_mode::sqlite;

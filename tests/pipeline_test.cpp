@@ -23,6 +23,8 @@ namespace {
 
 kl::settings pipeline_settings(size_t window) {
   kl::settings s;
+  s.order = kl::order_mode::global; // the default before 0.2.0
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 2;
   s.window = window;
   s.max_active_keys = 16;

@@ -25,6 +25,7 @@ namespace {
 
 kl::settings rocksdb_settings(const fs::path& dir) {
   kl::settings s;
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 2;
   s.order = kl::order_mode::per_key;
   s.state_store = kl::state_backend::rocksdb;

@@ -49,6 +49,7 @@ TEST_CASE("(the child process of the keyed-state kill -9 drill)",
   if (!child_spec(crash_env, fd, round, ckpt_ms, ckpt_events, linger, path))
     return;
   kl::settings s;
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 2;
   s.order = kl::order_mode::none;
   s.state_store = kl::state_backend::rocksdb;

@@ -34,6 +34,7 @@ kl::handler_factory folding_factory(
 
 kl::settings state_settings(kl::state_backend store, const fs::path& dir) {
   kl::settings s;
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 2;
   s.order = kl::order_mode::per_key;
   s.state_store = store;

@@ -264,6 +264,8 @@ TEST_CASE("a runtime does not start on a damaged write-ahead log, and "
   using rt_type = runtime<uint64_t, uint64_t>;
   damaged_store d;
   settings s;
+  s.order = order_mode::global; // the default before 0.2.0
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 1;
   s.state_store = state_backend::rocksdb;
   s.state_path = d.path;

@@ -38,6 +38,7 @@ struct holding : handler<std::string, std::string> {
 
 settings durable(const std::string& path) {
   settings s;
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 2;
   s.order = order_mode::per_key;
   s.park = park_mode::sqlite;

@@ -52,6 +52,7 @@ void run_once(uint64_t seed) {
                                     kl::output_thread::consumer,
                                     kl::output_thread::sink};
   kl::settings s;
+  s.max_attempts = 1; // the default before 0.2.0
   s.threads = 2;
   s.order = orders[rng() % 3];
   s.output_thread = outs[rng() % 3];

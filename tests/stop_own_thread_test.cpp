@@ -111,6 +111,7 @@ struct case_state {
 
   kl::settings settings(kl::order_mode order) const {
     kl::settings s;
+    s.max_attempts = 1; // the default before 0.2.0
     s.threads = 2;
     s.order = order;
     return s;

@@ -116,6 +116,7 @@ TEST_CASE("(the child process of the kept timers kill -9 drill)",
   if (!child_spec(timer_env, last, path))
     return;
   kl::settings s;
+  s.max_attempts = 1; // the default before 0.2.0
   s.order = kl::order_mode::none;
   s.state_store = kl::state_backend::rocksdb;
   s.state_path = path;

@@ -54,6 +54,7 @@ public:
     s.threads = 2;
     s.max_active_keys = 4096;
     s.window = 65536;
+    s.key_backlog = 65536; // as keylane_way's (the default before 0.2.0)
     s.overflow = overflow_policy::block;
     s.order = order_mode::per_key;
     s.scheduler = sched_;

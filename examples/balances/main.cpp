@@ -34,7 +34,7 @@ typename Inspector::result_type inspect(Inspector& f, account& x) {
 struct balances : keylane::stateful_handler<long, long, account> {
   void on_event(long& amount, keylane::completion<long> done) override {
     if (state().balance + amount < 0)
-      return done.fail("insufficient funds"); // the state stays as it was
+      return done.fail_permanently("insufficient funds"); // not retried
     state().balance += amount;
     done.ok(state().balance);
   }

@@ -98,12 +98,15 @@ public:
     return app_.add_option(name, into)->check(count_check(min, max));
   }
 
-  /// "--config PATH" (not empty) and "--set SECTION.KEY=VALUE", repeatable
-  /// and kept in order.
+  /// "--config PATH" (not empty), "--set SECTION.KEY=VALUE", repeatable
+  /// and kept in order, and "--print-config" (print the effective settings
+  /// as TOML and exit 0: `print_config_if`).
   template <class Config>
-  void settings(Config& config, std::vector<std::string>& overrides) {
+  void settings(Config& config, std::vector<std::string>& overrides,
+                bool& print_config) {
     text("--config", config)->check(not_empty("needs a file path"));
     add_repeated(app_, "--set", overrides);
+    flag("--print-config", print_config);
   }
 
   /// Parses `argv`; prints the help and exits 0 for "--help", prints the

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "layered_settings.hpp"
 
+#include <cstdlib>
+#include <iostream>
 #include <utility>
 
 #include <keylane/config_loader.hpp>
@@ -22,6 +24,13 @@ layered_settings(keylane::settings defaults,
     if (auto err = keylane::apply_overrides(cfg, overrides))
       return err;
   return cfg;
+}
+
+void print_config_if(bool requested, const keylane::settings& s) {
+  if (!requested)
+    return;
+  std::cout << keylane::to_toml(s) << std::flush;
+  std::exit(0);
 }
 
 } // namespace keylane::cli

@@ -22,4 +22,8 @@ layered_settings(keylane::settings defaults,
                  const std::optional<std::string>& config,
                  const std::vector<std::string>& overrides);
 
+/// `--print-config`: when `requested`, prints `s` as TOML on stdout (what
+/// `keylane::to_toml` writes, which `--config` reads back) and exits 0.
+void print_config_if(bool requested, const keylane::settings& s);
+
 } // namespace keylane::cli

@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
     std::cerr << "exchange: " << keylane::render(cfg.error()) << "\n";
     return 2;
   }
+  keylane::cli::print_config_if(opts.print_config, *cfg);
   if (cfg->order == keylane::order_mode::none) {
     std::cerr << "exchange: runtime.order = \"none\" would let a symbol's "
                  "reports overtake each other; use \"per_key\"\n";

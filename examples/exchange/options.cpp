@@ -15,7 +15,7 @@ constexpr const char* usage = R"(usage: exchange [--matcher keylane|single] [--p
                 [--config PATH] [--set SECTION.KEY=VALUE]... [--symbols N]
                 [--risk-us MIN-MAX | --no-risk] [--journal FILE] [--json]
                 [--logon-timeout-ms N] [--max-logon-bytes N]
-                [--max-message-bytes N] [--max-unsent-bytes N]
+                [--max-message-bytes N] [--max-unsent-bytes N] [--print-config]
        exchange --verify FILE
 
 A FIX 4.4 order-entry server: NewOrderSingle (limit, DAY),
@@ -35,6 +35,8 @@ its counters.
                     the program if it is there, else the same built in)
   --set S.K=V       override one keylane setting, validated like the file;
                     repeatable
+  --print-config    print the effective keylane settings (built in,
+                    --config, --set) as TOML and exit 0
   --session-queue N the most reports held for one FIX session whose client
                     does not read (default 50000); past it the session
                     loses its reports and its connection, and no other
@@ -104,6 +106,7 @@ options parse_args(int argc, char** argv) {
   cl.text("--fix-config", opts.fix_config);
   cl.text("--config", opts.config);
   keylane::cli::add_repeated(cl.app(), "--set", opts.overrides);
+  cl.flag("--print-config", opts.print_config);
   cl.text("--journal", opts.journal);
   cl.text("--verify", opts.verify);
   cl.parse(argc, argv);

@@ -21,6 +21,7 @@ struct options {
   gateway_limits fix_limits;       ///< what one FIX connection may cost
   std::optional<std::string> config; ///< keylane TOML
   std::vector<std::string> overrides;
+  bool print_config = false;       ///< --print-config: print them, exit 0
   matcher_options books;
   std::string journal;
   std::string verify; ///< --verify FILE: check a journal and exit

@@ -31,6 +31,7 @@
 
 #include "consumer.hpp"
 #include "keylane/errc.hpp"
+#include "keylane/config_loader.hpp"
 #include "keylane/kafka/config_loader.hpp"
 #include "keylane/kafka/mock_cluster.hpp"
 #include "keylane/kafka/producer.hpp"
@@ -116,6 +117,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kafka_ledger: %s\n",
                  keylane::render(cfg.error()).c_str());
     return 2;
+  }
+  if (o.print_config) {
+    // The [kafka] table has no TOML writer yet: the file and --set say it.
+    std::printf("%s# [kafka]: as in %s, with the --set overrides of kafka.*\n",
+                keylane::to_toml(cfg->runtime).c_str(), o.config.c_str());
+    return 0;
   }
   for (const auto& set : o.sets)
     if (set.rfind("kafka.bootstrap_servers=", 0) == 0 && o.bootstrap.empty())

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* usage = R"(usage: kafka_ledger [--consumers N] [--events N] [--accounts N] [--no-kill]
                     [--bootstrap HOST:PORT] [--config PATH]
-                    [--set SECTION.KEY=VALUE]... [--json]
+                    [--set SECTION.KEY=VALUE]... [--json] [--print-config]
 
 The ledger across processes: an embedded Kafka cluster (librdkafka's mock,
 a real Kafka protocol endpoint on loopback) with a 6-partition topic
@@ -35,6 +35,8 @@ check and the accounting of every produced record.
                    embedded cluster)
   --json           print one JSON object on stdout (the narrative goes to
                    stderr)
+  --print-config   print the runtime's effective settings as TOML (the
+                   [kafka] table is the file's, with its --set) and exit 0
   --help           this text
 
 Exit status: 0 nothing lost and every account in order, 1 otherwise, 2 bad
@@ -55,7 +57,7 @@ options parse_args(int argc, char** argv) {
   cl.count("--events", o.events, 1);
   cl.count("--accounts", o.accounts, 1);
   cl.text("--bootstrap", o.bootstrap);
-  cl.settings(o.config, o.sets);
+  cl.settings(o.config, o.sets, o.print_config);
   cl.parse(argc, argv);
   o.kill = !no_kill;
   return o;

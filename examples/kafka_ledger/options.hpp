@@ -21,6 +21,8 @@ struct options {
   std::string config; // parse_args sets the shipped kafka_ledger.toml
   /// "section.key=value" overrides of the config file, in order.
   std::vector<std::string> sets;
+  /// `--print-config`: print the effective runtime settings and exit.
+  bool print_config = false;
 };
 
 /// Parses `argv`; prints the help and exits 0 on --help, prints the

@@ -15,6 +15,7 @@
 #include <keylane/errc.hpp>
 
 #include <control_signals.hpp>
+#include <layered_settings.hpp>
 #include <progress.hpp>
 
 #include "lane_settings.hpp"
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
   keylane::cli::block_control_signals();
   auto opts = ledger::parse_args(argc, argv);
   auto cfg = load_settings(opts);
+  keylane::cli::print_config_if(opts.print_config, cfg);
 
   ledger::live_lanes live;
   // Declared after `live`, so it ends (and no SIGHUP reaches `live`) first.

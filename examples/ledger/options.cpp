@@ -12,7 +12,7 @@ namespace ledger {
 namespace {
 
 constexpr const char* usage = R"(usage: ledger [--scenario hot|retry] [--json] [--seed N] [--config PATH]
-              [--set SECTION.KEY=VALUE]... [--serve]
+              [--set SECTION.KEY=VALUE]... [--serve] [--print-config]
 
 --scenario hot (the default): runs 400 account events over 40 accounts
 (acct-0 hot with 200 of them), each costing a simulated 1-4 ms database
@@ -43,6 +43,8 @@ complete in order. --json prints one line that starts
   --set S.K=V      override one setting after --config, validated like the
                    file (runtime.max_active_keys=4, retry.max_attempts=2);
                    repeatable, a later one wins
+  --print-config   print the effective settings (defaults, --config, --set)
+                   as TOML and exit 0
   --serve          after the scenario and its report, keep the keylane
                    runtime up (idle, with the [metrics] endpoint if
                    metrics.listen is set) until SIGINT or SIGTERM, then
@@ -83,7 +85,8 @@ options parse_args(int argc, char** argv) {
   cl.flag("--serve", opts.serve);
   cl.text("--scenario", which);
   cl.count("--seed", opts.seed, 0);
-  cl.settings(opts.settings.config, opts.settings.overrides);
+  cl.settings(opts.settings.config, opts.settings.overrides,
+              opts.print_config);
   cl.parse(argc, argv);
   if (which == "hot")
     opts.which = scenario::hot;

@@ -21,6 +21,8 @@ struct options {
   uint64_t seed = 42;
   /// `--config` and `--set`, read at start and on SIGHUP.
   settings_source settings;
+  /// `--print-config`: print the effective settings and exit.
+  bool print_config = false;
 };
 
 /// Parses `argv`; prints the help and exits 0 for `--help`, prints the

@@ -29,6 +29,7 @@
 #include <keylane/errc.hpp>
 
 #include <control_signals.hpp>
+#include <layered_settings.hpp>
 #include <progress.hpp>
 
 #include "export_settings.hpp"
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
   keylane::cli::block_control_signals();
   auto opts = parse_args(argc, argv);
   auto base = load_settings(opts);
+  keylane::cli::print_config_if(opts.print_config, base);
   auto spec = make_spec(opts);
 
   auto dir = temp_dir::make("ordered_export");

@@ -12,6 +12,7 @@ namespace {
 
 constexpr const char* usage = R"(usage: ordered_export [--json] [--quick] [--items N] [--seed N]
                       [--config PATH] [--set SECTION.KEY=VALUE]... [--serve]
+                      [--print-config]
 
 Exports 1,000 rows, 8 in flight (runtime.max_active_keys = 8). Each row is
 an asynchronous call finished from a lane timer: 10 ms, except exactly 1 %
@@ -56,6 +57,8 @@ come out exactly once.
   --set S.K=V      override one base setting after --config, validated like
                    the file; repeatable, a later one wins. Each mode's own
                    keys (above) are applied after these and win.
+  --print-config   print the effective base settings (defaults, --config,
+                   --set) as TOML and exit 0
   --serve          after the report, keep the last mode's runtime up (idle,
                    with the [metrics] endpoint if metrics.listen is set)
                    until SIGINT or SIGTERM, then exit with the run's status;
@@ -81,7 +84,8 @@ options parse_args(int argc, char** argv) {
   cl.flag("--serve", opts.serve);
   cl.count("--items", opts.items, 1);
   cl.count("--seed", opts.seed, 0);
-  cl.settings(opts.settings.config, opts.settings.overrides);
+  cl.settings(opts.settings.config, opts.settings.overrides,
+              opts.print_config);
   cl.parse(argc, argv);
   return opts;
 }

@@ -22,6 +22,8 @@ struct options {
   bool serve = false;
   /// `--config` and `--set`: the base settings of every mode.
   settings_source settings;
+  /// `--print-config`: print the effective base settings and exit.
+  bool print_config = false;
 };
 
 /// Parses `argv`; prints the help and exits 0 for `--help`, prints the

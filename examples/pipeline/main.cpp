@@ -36,6 +36,11 @@ int main(int argc, char** argv) {
     std::cerr << "pipeline: " << keylane::render(cfg.error()) << '\n';
     return 2;
   }
+  if (opts.print_config) {
+    auto shown = *cfg;
+    shown.order = keylane::order_mode::global; // as every mode sets it
+    keylane::cli::print_config_if(true, shown);
+  }
   pe::timing t;
   if (opts.quick) {
     t.fetch = std::chrono::milliseconds(2);

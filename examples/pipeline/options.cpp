@@ -11,7 +11,7 @@ namespace pipeline_example {
 namespace {
 
 constexpr const char* usage = R"(usage: pipeline [--json] [--quick] [--items N] [--seed N]
-                [--config PATH] [--set SECTION.KEY=VALUE]...
+                [--config PATH] [--set SECTION.KEY=VALUE]... [--print-config]
 
 Runs 1,000 items for 100 accounts through two stages in sequence, each
 with 8 in flight (runtime.max_active_keys = 8), and delivers them in
@@ -54,6 +54,8 @@ stateful_unsequenced).
                    threads. runtime.order is set by the program.
   --set S.K=V      override one setting after --config, validated like the
                    file; repeatable, a later one wins
+  --print-config   print the effective settings (defaults, --config, --set,
+                   the program's runtime.order) as TOML and exit 0
   --help           print this text
 
 Exit status: 0 when every mode delivered every item exactly once and in
@@ -70,7 +72,7 @@ options parse_args(int argc, char** argv) {
   cl.flag("--quick", opts.quick);
   cl.count("--items", opts.items, 1);
   cl.count("--seed", opts.seed, 0);
-  cl.settings(opts.config, opts.overrides);
+  cl.settings(opts.config, opts.overrides, opts.print_config);
   cl.parse(argc, argv);
   return opts;
 }

@@ -20,6 +20,8 @@ struct options {
   uint64_t seed = 7;
   std::optional<std::string> config;
   std::vector<std::string> overrides;
+  /// `--print-config`: print the effective settings and exit.
+  bool print_config = false;
 };
 
 /// Parses `argv`; prints the help and exits 0 for `--help`, prints the

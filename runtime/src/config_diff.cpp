@@ -43,4 +43,19 @@ std::vector<setting_change> differences(const settings& a,
   return out;
 }
 
+std::string describe_non_defaults(const settings& s) {
+  std::string line = "settings (" + s.origin + ")";
+  auto changed = differences(settings{}, s);
+  if (changed.empty())
+    return line + ": all defaults";
+  line += " differ from the defaults: ";
+  bool first = true;
+  for (auto& c : changed) {
+    line += (first ? "" : ", ") + c.key + " = "
+            + (c.after.empty() ? std::string{"(default)"} : c.after);
+    first = false;
+  }
+  return line;
+}
+
 } // namespace keylane

@@ -10,6 +10,7 @@
 
 #include "keylane/detail/components.hpp"
 #include "keylane/detail/runtime_parts.hpp"
+#include "keylane/reload.hpp"
 #include "keylane/usable_cpus.hpp"
 #include "kept_messages.hpp"
 
@@ -101,6 +102,8 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   }
   std::unique_ptr<engine> eng{
     new engine(std::move(cfg), std::move(out), std::move(ops))};
+  // First, so that whatever follows reads against it.
+  eng->log_.write(log_level::info, describe_non_defaults(eng->cfg_));
   // The park service keeps a reference to the engine's payload operations.
   auto parks = park_service::open(eng->cfg_, eng->ops_);
   if (!parks)

@@ -1,6 +1,6 @@
 # Part of the install test (included by run_install_test.cmake once a
 # consumer was built): the Debian packages the consumer's build used are
-# exactly those README.md's "Use from CMake" section lists for that kind of
+# exactly those docs/install.md lists for that kind of
 # consumer, in the sentence that starts with `marker`.
 #
 # Used = the -dev packages (dpkg -S) owning a file the consumer's build read:
@@ -122,8 +122,8 @@ list(REMOVE_ITEM missing ${listed})
 set(extra ${listed})
 list(REMOVE_ITEM extra ${used})
 if(missing OR extra)
-  message(FATAL_ERROR "install test: README.md lists for consumers: "
+  message(FATAL_ERROR "install test: docs/install.md lists for consumers: "
                       "${listed}; the consumer's build used: ${used}. "
                       "Not listed: ${missing}. Listed but unused: ${extra}.")
 endif()
-message(STATUS "install test: a consumer needs ${used}, as README.md says")
+message(STATUS "install test: a consumer needs ${used}, as docs/install.md says")

@@ -6,7 +6,7 @@
 #      CMAKE_PREFIX_PATH=that prefix, and check that find_package(keylane)
 #      found it there and nowhere else
 #   3. build it and run its app, checking what it prints
-#   4. check that README's list of the Debian packages that consumer needs
+#   4. check that docs/install.md's list of the Debian packages that consumer needs
 #      is what its build used (check_packages.cmake)
 # Any failing step fails the test with that step's output.
 #
@@ -50,7 +50,7 @@ run_step("install ${BUILD_DIR} into ${prefix}"
 
 # One outside project: configure, check where keylane came from, build, run
 # (with ARGS), match each of the regexes after EXPECT, check its packages
-# against the README sentence that starts with MARKER.
+# against the docs/install.md sentence that starts with MARKER.
 function(run_consumer name)
   cmake_parse_arguments(arg "" "MARKER" "ARGS;EXPECT" ${ARGN})
   set(consumer_build "${WORK_DIR}/${name}-build")

@@ -200,11 +200,15 @@ struct settings {
   /// The largest window `window = "auto"` may choose.
   size_t window_max = 65536;
 
-  /// Output order.
-  order_mode order = order_mode::global;
+  /// Output order. `per_key` by default: each key's results in its
+  /// submission order, no key held back by another (docs/config.md says
+  /// why; `global` until 0.2.0).
+  order_mode order = order_mode::per_key;
 
-  /// Most events of one key accepted but not yet completed.
-  size_t key_backlog = 65536;
+  /// Most events of one key accepted but not yet completed. A sixteenth of
+  /// the default window, so one hot key cannot take all of it (it was the
+  /// whole window, 65536, until 0.2.0).
+  size_t key_backlog = 4096;
 
   /// What a full window or key backlog does to `submit`.
   overflow_policy overflow = overflow_policy::block;
@@ -254,8 +258,10 @@ struct settings {
 
   // -- [retry] --------------------------------------------------------------
 
-  /// Handler attempts per event, the first included (1: no retry).
-  size_t max_attempts = 1;
+  /// Handler attempts per event, the first included (1: no retry). 3 by
+  /// default, so a brief fault (a database blip) does not park a key at
+  /// its first failure (it was 1 until 0.2.0).
+  size_t max_attempts = 3;
 
   /// Delay before the second attempt, in milliseconds.
   size_t initial_backoff_ms = 10;
@@ -360,9 +366,11 @@ struct settings {
 
   /// Request threads of the `metrics_listen` endpoint, 1 to 1024. Each
   /// connection holds one from accept to response, so idle or half-sent
-  /// connections hold up scrapes only once they take all but a few: the
-  /// default leaves 16 free under 64 of them (docs/config.md).
-  size_t metrics_threads = 80;
+  /// connections hold up scrapes only once they take all but a few. 16 by
+  /// default (80 until 0.2.0): room for a few scrapers and stray
+  /// connections; an endpoint untrusted peers can reach wants 80, which
+  /// leaves 16 free under 64 held connections (docs/config.md).
+  size_t metrics_threads = 16;
 
   // -- [handler] ------------------------------------------------------------
 

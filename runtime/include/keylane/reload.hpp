@@ -37,4 +37,10 @@ struct reload_report {
 [[nodiscard]] std::vector<setting_change> differences(const settings& a,
                                                       const settings& b);
 
+/// The line a runtime logs at start (info): where its settings came from
+/// and every key whose value differs from `settings{}`, in file order, as
+/// `settings (app.toml) differ from the defaults: runtime.lane_linger_ms =
+/// 20, state.store = "memory"`; or `settings (<defaults>): all defaults`.
+[[nodiscard]] std::string describe_non_defaults(const settings& s);
+
 } // namespace keylane
