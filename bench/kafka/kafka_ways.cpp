@@ -8,10 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include <librdkafka/rdkafka.h>
-
 #include "keylane/errc.hpp"
 #include "keylane/kafka/source.hpp"
+#include "rdkafka.hpp" // keylane::kafka's librdkafka owners (private)
 #include "../item.hpp"
 #include "count_state.hpp"
 #include "keylane/stateful_handler.hpp"
@@ -108,33 +107,31 @@ struct counting_handler
 } // namespace
 
 run_result run_consume_loop(const std::string& bootstrap, const workload& w) {
+  namespace rdk = keylane::kafka::rdkafka;
   run_result out;
-  char err[512];
-  auto* conf = rd_kafka_conf_new();
+  auto conf = rdk::new_conf();
   for (auto [k, v] : {std::pair<const char*, const char*>{"group.id",
                                                           "bench-consume-loop"},
                       {"enable.auto.commit", "false"},
                       {"log_level", "2"}})
-    rd_kafka_conf_set(conf, k, v, err, sizeof err);
-  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err,
-                    sizeof err);
-  auto* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    (void) rdk::set(*conf, k, v);
+  (void) rdk::set(*conf, "bootstrap.servers", bootstrap);
+  std::string why;
+  auto rk = rdk::new_client(RD_KAFKA_CONSUMER, std::move(conf), why);
   if (!rk) {
-    out.error = std::string{"consumer: "} + err;
+    out.error = "consumer: " + why;
     return out;
   }
-  rd_kafka_poll_set_consumer(rk);
-  auto* l = rd_kafka_topic_partition_list_new(w.partitions);
+  rd_kafka_poll_set_consumer(rk.get());
+  auto l = rdk::new_list(w.partitions);
   for (int p = 0; p < w.partitions; ++p)
-    rd_kafka_topic_partition_list_add(l, w.topic.c_str(), p)->offset =
-      RD_KAFKA_OFFSET_BEGINNING;
-  rd_kafka_assign(rk, l);
-  rd_kafka_topic_partition_list_destroy(l);
+    rdk::add(*l, w.topic, p).offset = RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_assign(rk.get(), l.get());
   order_check order{w.keys};
   int64_t first = 0, last = 0;
   auto deadline = clk::now() + run_limit(w);
   while (out.finished < w.records && clk::now() < deadline) {
-    auto* m = rd_kafka_consumer_poll(rk, 100);
+    auto m = rdk::consumer_poll(rk.get(), 100);
     if (!m)
       continue;
     if (!m->err) {
@@ -146,10 +143,9 @@ run_result run_consume_loop(const std::string& bootstrap, const workload& w) {
       ++out.finished;
       last = now_ns();
     }
-    rd_kafka_message_destroy(m);
   }
-  rd_kafka_consumer_close(rk);
-  rd_kafka_destroy(rk);
+  rd_kafka_consumer_close(rk.get());
+  rk.reset();
   out.completed = out.finished == w.records;
   out.violations = order.violations();
   out.total_s = static_cast<double>(last - first) * 1e-9;

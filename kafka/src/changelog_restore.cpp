@@ -23,7 +23,7 @@ constexpr size_t restore_batch = 4096;
 caf::error changelog_store::open_reader() {
   // One reader for every restore: a consumer's start (its connections)
   // would cost more than an empty partition's restore.
-  auto* conf = rd_kafka_conf_new();
+  auto conf = rdkafka::new_conf();
   for (const auto& [k, v] : std::map<std::string, std::string>{
          {"bootstrap.servers", cfg_.bootstrap_servers},
          {"group.id", cfg_.group + ".keylane-restore"},
@@ -35,17 +35,13 @@ caf::error changelog_store::open_reader() {
          {"fetch.wait.max.ms", "20"},
          {"log_level", cfg_.properties.count("log_level")
                          ? cfg_.properties.at("log_level") : "6"}})
-    if (auto err = detail::set_conf(conf, k, v, cfg_.origin)) {
-      rd_kafka_conf_destroy(conf);
+    if (auto err = rdkafka::set(*conf, k, v, cfg_.origin, "changelog"))
       return err;
-    }
-  char errs[512];
-  reader_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errs, sizeof errs);
-  if (!reader_) {
-    rd_kafka_conf_destroy(conf);
-    return make_error(errc::startup_failed,
-                      std::string{"kafka changelog reader: "} + errs);
-  }
+  auto rk = rdkafka::new_client(RD_KAFKA_CONSUMER, std::move(conf),
+                                "kafka changelog reader");
+  if (!rk)
+    return std::move(rk.error());
+  reader_ = std::move(*rk);
   return caf::none;
 }
 
@@ -61,12 +57,12 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
   if (!reader_)
     if (auto err = open_reader())
       return err;
-  auto* rk = reader_;
+  auto* rk = reader_.get();
+  // Called with no message of the reader left: they must go before it.
   auto fail = [&](std::string why) {
     // The next try starts from a fresh reader: nothing of this one's
     // fetch state can stall it again.
-    rd_kafka_destroy(rk);
-    reader_ = nullptr;
+    reader_.reset();
     return make_error(errc::state_store_failed,
                       "restoring " + cfg_.changelog_topic + '/'
                         + std::to_string(partition) + ": " + why);
@@ -74,19 +70,16 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
   int64_t lo = 0, hi = 0;
   if (auto err = rd_kafka_query_watermark_offsets(
         rk, cfg_.changelog_topic.c_str(), partition, &lo, &hi, 10000))
-    return fail(rd_kafka_err2str(err));
+    return fail(rdkafka::to_string(err));
   // A marker past the end is of a topic made again: read all of it.
   if (from < lo || from > hi)
     from = lo;
   if (from < hi) {
-    auto* l = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(l, cfg_.changelog_topic.c_str(),
-                                      partition)
-      ->offset = from;
-    auto aerr = rd_kafka_assign(rk, l);
-    rd_kafka_topic_partition_list_destroy(l);
+    auto l = rdkafka::new_list(1);
+    rdkafka::add(*l, cfg_.changelog_topic, partition).offset = from;
+    auto aerr = rd_kafka_assign(rk, l.get());
     if (aerr)
-      return fail(rd_kafka_err2str(aerr));
+      return fail(rdkafka::to_string(aerr));
     std::vector<state_entry> puts;
     auto flush = [&](bool sync) -> caf::error {
       if (puts.empty() && !sync)
@@ -99,7 +92,7 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
     int64_t next = from;
     auto idle_until = clock::now() + std::chrono::seconds(30);
     while (next < hi) {
-      auto* m = rd_kafka_consumer_poll(rk, 100);
+      auto m = rdkafka::consumer_poll(rk, 100);
       if (!m) {
         if (clock::now() > idle_until)
           return fail("no records for 30 s at offset " + std::to_string(next)
@@ -109,19 +102,17 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
       if (m->rkt
           && (m->partition != partition
               || cfg_.changelog_topic != rd_kafka_topic_name(m->rkt))) {
-        rd_kafka_message_destroy(m); // left from an earlier restore
-        continue;
+        continue; // left from an earlier restore
       }
       idle_until = clock::now() + std::chrono::seconds(30);
       if (m->err) {
         auto e = m->err;
         if (e == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
           next = std::max(next, m->offset);
-          rd_kafka_message_destroy(m);
           continue;
         }
-        auto why = std::string{rd_kafka_message_errstr(m)};
-        rd_kafka_message_destroy(m);
+        auto why = std::string{rd_kafka_message_errstr(m.get())};
+        m.reset(); // before `fail` destroys the reader
         return fail(why);
       }
       next = m->offset + 1;
@@ -130,7 +121,7 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
       const void* v = nullptr;
       size_t vs = 0;
       bool int_key =
-        rd_kafka_message_headers(m, &hdrs) == 0
+        rd_kafka_message_headers(m.get(), &hdrs) == 0
         && rd_kafka_header_get_last(hdrs, detail::int_key_header, &v, &vs)
              == 0;
       key k = int_key ? key{static_cast<uint64_t>(
@@ -139,7 +130,7 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
       if (!m->payload) {
         // A delete: what is staged before it goes first.
         if (auto err = flush(false)) {
-          rd_kafka_message_destroy(m);
+          m.reset();
           rd_kafka_assign(rk, nullptr);
           return err;
         }
@@ -152,7 +143,7 @@ caf::expected<restore_report> changelog_store::restore(int32_t partition) {
           std::string{static_cast<const char*>(m->payload), m->len}});
       }
       ++rep.records;
-      rd_kafka_message_destroy(m);
+      m.reset();
       if (puts.size() >= restore_batch)
         if (auto err = flush(false)) {
           rd_kafka_assign(rk, nullptr);

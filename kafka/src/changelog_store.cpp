@@ -15,17 +15,6 @@
 
 namespace keylane::kafka {
 
-caf::error detail::set_conf(rd_kafka_conf_t* conf, const std::string& k,
-                            const std::string& v, const std::string& origin) {
-  char err[512];
-  if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err)
-      == RD_KAFKA_CONF_OK)
-    return caf::none;
-  return make_error(errc::invalid_config,
-                    origin + ": changelog property " + k + " = \"" + v
-                      + "\": " + err);
-}
-
 namespace {
 
 using clock = std::chrono::steady_clock;
@@ -56,7 +45,7 @@ changelog_store::open(const source_settings& s,
   out->cfg_ = s;
   out->local_ = std::move(local);
   out->marker_path_ = std::move(marker_path);
-  auto* conf = rd_kafka_conf_new();
+  auto conf = rdkafka::new_conf();
   for (const auto& [k, v] : std::map<std::string, std::string>{
          {"bootstrap.servers", s.bootstrap_servers},
          {"enable.idempotence", "true"},
@@ -64,12 +53,10 @@ changelog_store::open(const source_settings& s,
          {"message.timeout.ms", std::to_string(delivery_timeout_ms)},
          {"log_level", s.properties.count("log_level")
                          ? s.properties.at("log_level") : "6"}})
-    if (auto err = detail::set_conf(conf, k, v, s.origin)) {
-      rd_kafka_conf_destroy(conf);
+    if (auto err = rdkafka::set(*conf, k, v, s.origin, "changelog"))
       return err;
-    }
   rd_kafka_conf_set_dr_msg_cb(
-    conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void*) {
+    conf.get(), [](rd_kafka_t*, const rd_kafka_message_t* m, void*) {
       auto* b = static_cast<batch*>(m->_private);
       std::lock_guard<std::mutex> guard{b->mu};
       --b->pending;
@@ -82,25 +69,22 @@ changelog_store::open(const source_settings& s,
         e = std::max(e, m->offset);
       }
     });
-  char err[512];
-  out->rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-  if (!out->rk_) {
-    rd_kafka_conf_destroy(conf);
-    return make_error(errc::startup_failed,
-                      std::string{"kafka changelog producer: "} + err);
-  }
+  auto rk = rdkafka::new_client(RD_KAFKA_PRODUCER, std::move(conf),
+                                "kafka changelog producer");
+  if (!rk)
+    return std::move(rk.error());
+  out->rk_ = std::move(*rk);
   // Every topic's metadata, not the one topic's: asking for a topic by
   // name lets a broker (the mock always) create it, uncompacted.
-  const rd_kafka_metadata_t* md = nullptr;
-  auto merr = rd_kafka_metadata(out->rk_, 1, nullptr, &md, 10000);
+  const rd_kafka_metadata_t* raw_md = nullptr;
+  auto merr = rd_kafka_metadata(out->rk_.get(), 1, nullptr, &raw_md, 10000);
+  rdkafka::metadata_ptr md{raw_md};
   const rd_kafka_metadata_topic_t* found = nullptr;
   for (int i = 0; !merr && i < md->topic_cnt; ++i)
     if (s.changelog_topic == md->topics[i].topic && !md->topics[i].err)
       found = &md->topics[i];
   if (!found) {
-    std::string why = merr ? rd_kafka_err2str(merr) : "no such topic";
-    if (md)
-      rd_kafka_metadata_destroy(md);
+    std::string why = merr ? rdkafka::to_string(merr) : "no such topic";
     return make_error(errc::startup_failed,
                       s.origin + ": kafka.changelog_topic \""
                         + s.changelog_topic + "\": " + why
@@ -108,10 +92,8 @@ changelog_store::open(const source_settings& s,
                           "as the input topics)");
   }
   out->partitions_ = found->partition_cnt;
-  rd_kafka_metadata_destroy(md);
   // After the check: a topic handle asks for its topic's metadata.
-  out->topic_ = rd_kafka_topic_new(out->rk_, s.changelog_topic.c_str(),
-                                    nullptr);
+  out->topic_ = rdkafka::new_topic(out->rk_.get(), s.changelog_topic);
   out->owned_.assign(static_cast<size_t>(out->partitions_), 0);
   out->markers_.assign(static_cast<size_t>(out->partitions_), -1);
   if (!out->marker_path_.empty()) {
@@ -133,14 +115,11 @@ changelog_store::open(const source_settings& s,
 }
 
 changelog_store::~changelog_store() {
-  if (reader_)
-    rd_kafka_destroy(reader_);
-  if (!rk_)
-    return;
-  rd_kafka_flush(rk_, 5000);
-  if (topic_)
-    rd_kafka_topic_destroy(topic_);
-  rd_kafka_destroy(rk_);
+  // The reader first, then the producer flushes; its topic handle and
+  // then itself go with the members (topic_ is declared after rk_).
+  reader_.reset();
+  if (rk_)
+    rd_kafka_flush(rk_.get(), 5000);
 }
 
 void changelog_store::own(int32_t partition, bool on) {
@@ -180,10 +159,10 @@ caf::error changelog_store::produce(
   b.ends.assign(static_cast<size_t>(partitions_), -1);
   for (const auto& [p, e] : entries) {
     auto kb = key_bytes(e->k);
-    rd_kafka_headers_t* hdrs = nullptr;
+    rdkafka::headers_ptr hdrs;
     if (e->k.is_integer()) {
-      hdrs = rd_kafka_headers_new(1);
-      rd_kafka_header_add(hdrs, detail::int_key_header, -1, "1", 1);
+      hdrs = rdkafka::new_headers(1);
+      rd_kafka_header_add(hdrs.get(), detail::int_key_header, -1, "1", 1);
     }
     {
       std::lock_guard<std::mutex> guard{b.mu};
@@ -191,28 +170,30 @@ caf::error changelog_store::produce(
     }
     for (;;) {
       auto err = rd_kafka_producev(
-        rk_, RD_KAFKA_V_RKT(topic_), RD_KAFKA_V_PARTITION(p),
+        rk_.get(), RD_KAFKA_V_RKT(topic_.get()), RD_KAFKA_V_PARTITION(p),
         RD_KAFKA_V_KEY(kb.data(), kb.size()),
         RD_KAFKA_V_VALUE(deletes ? nullptr : const_cast<char*>(e->bytes.data()),
                          deletes ? 0 : e->bytes.size()),
         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-        RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(&b), RD_KAFKA_V_END);
-      if (!err)
+        RD_KAFKA_V_HEADERS(hdrs.get()), RD_KAFKA_V_OPAQUE(&b),
+        RD_KAFKA_V_END);
+      if (!err) {
+        hdrs.release(); // the message owns them now
         break;
+      }
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
-        rd_kafka_poll(rk_, 10);
+        rd_kafka_poll(rk_.get(), 10);
         continue;
       }
-      if (hdrs)
-        rd_kafka_headers_destroy(hdrs);
       {
         std::lock_guard<std::mutex> guard{b.mu};
         --b.pending;
       }
-      rd_kafka_flush(rk_, delivery_timeout_ms); // the others still point at b
+      // The others still point at b.
+      rd_kafka_flush(rk_.get(), delivery_timeout_ms);
       return make_error(errc::state_store_failed,
                         "changelog " + cfg_.changelog_topic + ": "
-                          + rd_kafka_err2str(err));
+                          + rdkafka::to_string(err));
     }
     if (!deletes) {
       records_written.fetch_add(1, std::memory_order_relaxed);
@@ -230,19 +211,20 @@ caf::error changelog_store::produce(
     }
     if (clock::now() > deadline) {
       // The records may still come; `b` must outlive their reports.
-      rd_kafka_purge(rk_, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-      while (rd_kafka_outq_len(rk_) > 0)
-        rd_kafka_poll(rk_, 10);
+      rd_kafka_purge(rk_.get(),
+                     RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+      while (rd_kafka_outq_len(rk_.get()) > 0)
+        rd_kafka_poll(rk_.get(), 10);
       return make_error(errc::state_store_failed,
                         "changelog " + cfg_.changelog_topic
                           + ": no acknowledgement in time");
     }
-    rd_kafka_poll(rk_, 5);
+    rd_kafka_poll(rk_.get(), 5);
   }
   if (b.err)
     return make_error(errc::state_store_failed,
                       "changelog " + cfg_.changelog_topic + ": "
-                        + rd_kafka_err2str(b.err));
+                        + rdkafka::to_string(b.err));
   ends = std::move(b.ends);
   return caf::none;
 }

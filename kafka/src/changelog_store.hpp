@@ -16,10 +16,10 @@
 #include <vector>
 
 #include <caf/expected.hpp>
-#include <librdkafka/rdkafka.h>
 
 #include "keylane/kafka/source_settings.hpp"
 #include "keylane/state_store.hpp"
+#include "rdkafka.hpp"
 
 namespace keylane::kafka {
 
@@ -28,12 +28,6 @@ namespace detail {
 /// Integer keys carry this header in the changelog, so a restore gives
 /// them back as integers.
 inline constexpr const char* int_key_header = "keylane.int_key";
-
-/// Sets librdkafka property `k`; an `invalid_config` error naming it and
-/// `origin` when librdkafka refuses.
-[[nodiscard]] caf::error set_conf(rd_kafka_conf_t* conf, const std::string& k,
-                                  const std::string& v,
-                                  const std::string& origin);
 
 } // namespace detail
 
@@ -117,12 +111,13 @@ private:
   source_settings cfg_;
   std::unique_ptr<state_store> local_;
   std::string marker_path_;
-  rd_kafka_t* rk_ = nullptr;
-  rd_kafka_topic_t* topic_ = nullptr;
+  /// The changelog's producer and its topic handle (destroyed first).
+  rdkafka::client_ptr rk_;
+  rdkafka::topic_ptr topic_;
   int32_t partitions_ = 0;
   /// The restores' consumer (assigned, never in a group), used by one
-  /// restore at a time.
-  rd_kafka_t* reader_ = nullptr;
+  /// restore at a time; destroyed before the producer.
+  rdkafka::client_ptr reader_;
   std::mutex restore_mu_;
 
   std::mutex produce_mu_; // one batch in flight at a time

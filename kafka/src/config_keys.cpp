@@ -6,9 +6,8 @@
 #include <optional>
 #include <sstream>
 
-#include <librdkafka/rdkafka.h>
-
 #include "config_reader.hpp"
+#include "rdkafka.hpp"
 
 namespace keylane::kafka::detail {
 
@@ -72,8 +71,7 @@ void read_properties(checker& c, const toml::node& n, const std::string& table,
     return;
   }
   // librdkafka knows its own property names and value syntax: ask it.
-  std::unique_ptr<rd_kafka_conf_t, decltype(&rd_kafka_conf_destroy)> conf{
-    rd_kafka_conf_new(), &rd_kafka_conf_destroy};
+  auto conf = rdkafka::new_conf();
   for (const auto& [k, v] : *tbl) {
     std::string name{k.str()};
     auto path = "kafka." + table + ".\"" + name + '"';
@@ -94,11 +92,8 @@ void read_properties(checker& c, const toml::node& n, const std::string& table,
       c.invalid(v, path, std::string{"not allowed here: "} + why);
       continue;
     }
-    char err[512];
-    if (rd_kafka_conf_set(conf.get(), name.c_str(), text.c_str(), err,
-                          sizeof err)
-        != RD_KAFKA_CONF_OK) {
-      c.invalid(v, path, std::string{"librdkafka: "} + err);
+    if (auto err = rdkafka::set(*conf, name, text)) {
+      c.invalid(v, path, "librdkafka: " + *err);
       continue;
     }
     out[name] = text;

@@ -3,8 +3,6 @@
 
 #include <map>
 
-#include "keylane/errc.hpp"
-
 namespace keylane::kafka {
 
 caf::expected<std::unique_ptr<output_writer>>
@@ -18,39 +16,32 @@ output_writer::start(const source_settings& s, delivery_fn on_delivery) {
   // program filling the settings itself must not turn them off either.
   props["bootstrap.servers"] = s.bootstrap_servers;
   props["enable.idempotence"] = "true";
-  auto* conf = rd_kafka_conf_new();
-  char err[512];
+  auto conf = rdkafka::new_conf();
   for (const auto& [k, v] : props)
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err)
-        != RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return make_error(errc::invalid_config,
-                        s.origin + ": kafka output property " + k + " = \""
-                          + v + "\": " + err);
-    }
-  rd_kafka_conf_set_opaque(conf, out.get());
+    if (auto err = rdkafka::set(*conf, k, v, s.origin, "kafka output"))
+      return err;
+  rd_kafka_conf_set_opaque(conf.get(), out.get());
   rd_kafka_conf_set_dr_msg_cb(
-    conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+    conf.get(), [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
       auto* self = static_cast<output_writer*>(opaque);
       std::unique_ptr<output_ticket> t{
         static_cast<output_ticket*>(m->_private)};
       if (t && self->on_delivery_)
         self->on_delivery_(*t, m->err);
     });
-  out->rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-  if (!out->rk_) {
-    rd_kafka_conf_destroy(conf);
-    return make_error(errc::startup_failed,
-                      std::string{"kafka output producer: "} + err);
-  }
-  out->topic_ = rd_kafka_topic_new(out->rk_, s.output_topic.c_str(), nullptr);
+  auto rk = rdkafka::new_client(RD_KAFKA_PRODUCER, std::move(conf),
+                                "kafka output producer");
+  if (!rk)
+    return std::move(rk.error());
+  out->rk_ = std::move(*rk);
+  out->topic_ = rdkafka::new_topic(out->rk_.get(), s.output_topic);
   auto* raw = out.get();
   // Delivery reports come from rd_kafka_poll; a thread of its own serves
   // them so they arrive while the source's polling thread waits in a
   // revoke for exactly these deliveries.
   out->poller_ = std::thread{[raw] {
     while (!raw->stopping_.load())
-      rd_kafka_poll(raw->rk_, 50);
+      rd_kafka_poll(raw->rk_.get(), 50);
   }};
   return out;
 }
@@ -65,24 +56,27 @@ rd_kafka_resp_err_t output_writer::write(std::string_view key,
                                          output_ticket ticket) {
   auto t = std::make_unique<output_ticket>(std::move(ticket));
   for (;;) {
-    auto* hdrs = rd_kafka_headers_new(headers.size());
+    auto hdrs = rdkafka::new_headers(headers.size());
     for (const auto& [name, val] : headers)
-      rd_kafka_header_add(hdrs, name.data(), static_cast<ssize_t>(name.size()),
-                          val.data(), static_cast<ssize_t>(val.size()));
+      rd_kafka_header_add(hdrs.get(), name.data(),
+                          static_cast<ssize_t>(name.size()), val.data(),
+                          static_cast<ssize_t>(val.size()));
     auto err = rd_kafka_producev(
-      rk_, RD_KAFKA_V_RKT(topic_),
+      rk_.get(), RD_KAFKA_V_RKT(topic_.get()),
       RD_KAFKA_V_KEY(key.empty() ? nullptr : key.data(), key.size()),
       // An empty value, never a null one: on a compacted topic a null
       // value is Kafka's delete marker and would erase the key's results.
       RD_KAFKA_V_VALUE(const_cast<char*>(value.empty() ? "" : value.data()),
                        value.size()),
-      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_HEADERS(hdrs),
-      RD_KAFKA_V_OPAQUE(t.get()), RD_KAFKA_V_END);
+      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+      RD_KAFKA_V_HEADERS(hdrs.get()), RD_KAFKA_V_OPAQUE(t.get()),
+      RD_KAFKA_V_END);
     if (!err) {
+      hdrs.release(); // the message owns them now
       t.release(); // the delivery report owns it now
       return err;
     }
-    rd_kafka_headers_destroy(hdrs); // not taken over on failure
+    // Not taken over on failure: `hdrs` frees them.
     if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
       return err;
     // The writer's thread serves deliveries and frees room; this waits,
@@ -98,15 +92,15 @@ void output_writer::close(std::chrono::milliseconds timeout) {
   stopping_ = true;
   if (poller_.joinable())
     poller_.join();
-  rd_kafka_flush(rk_, static_cast<int>(timeout.count()));
+  rd_kafka_flush(rk_.get(), static_cast<int>(timeout.count()));
   // Records still queued are dropped: their delivery reports (with an
   // error) free their tickets, and their offsets were never committed.
-  rd_kafka_purge(rk_, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-  for (int i = 0; i < 100 && rd_kafka_outq_len(rk_) > 0; ++i)
-    rd_kafka_poll(rk_, 10);
-  rd_kafka_topic_destroy(topic_);
-  rd_kafka_destroy(rk_);
-  rk_ = nullptr;
+  rd_kafka_purge(rk_.get(),
+                 RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  for (int i = 0; i < 100 && rd_kafka_outq_len(rk_.get()) > 0; ++i)
+    rd_kafka_poll(rk_.get(), 10);
+  topic_.reset();
+  rk_.reset();
 }
 
 } // namespace keylane::kafka

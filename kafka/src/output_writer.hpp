@@ -15,9 +15,9 @@
 #include <vector>
 
 #include <caf/expected.hpp>
-#include <librdkafka/rdkafka.h>
 
 #include "keylane/kafka/source_settings.hpp"
+#include "rdkafka.hpp"
 
 namespace keylane::kafka {
 
@@ -70,8 +70,9 @@ public:
 
 private:
   output_writer() = default;
-  rd_kafka_t* rk_ = nullptr;
-  rd_kafka_topic_t* topic_ = nullptr;
+  /// Both destroyed by `close`, the topic handle first.
+  rdkafka::client_ptr rk_;
+  rdkafka::topic_ptr topic_;
   delivery_fn on_delivery_;
   std::thread poller_;
   std::atomic<bool> stopping_{false};

@@ -10,7 +10,8 @@
 namespace keylane::kafka {
 
 bool source::state::cooperative() const {
-  return std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+  return std::strcmp(rd_kafka_rebalance_protocol(rk.get()), "COOPERATIVE")
+         == 0;
 }
 
 void source::state::assign(rd_kafka_topic_partition_list_t* list) {
@@ -29,12 +30,10 @@ void source::state::assign(rd_kafka_topic_partition_list_t* list) {
     n.assigned++;
   }
   if (cooperative()) {
-    if (auto* err = rd_kafka_incremental_assign(rk, list)) {
-      warn(std::string{"assign: "} + rd_kafka_error_string(err));
-      rd_kafka_error_destroy(err);
-    }
-  } else if (auto err = rd_kafka_assign(rk, list)) {
-    warn(std::string{"assign: "} + rd_kafka_err2str(err));
+    if (rdkafka::error_ptr e{rd_kafka_incremental_assign(rk.get(), list)})
+      warn("assign: " + rdkafka::to_string(e));
+  } else if (auto err = rd_kafka_assign(rk.get(), list)) {
+    warn("assign: " + rdkafka::to_string(err));
   }
   // No pause or resume here: either bumps the partition's op version,
   // and one that lands after librdkafka queued the assignment's fetch
@@ -59,7 +58,7 @@ void source::state::revoke(rd_kafka_topic_partition_list_t* list) {
   }
   // A lost assignment belongs to another member already: its commits
   // would be refused, and waiting only delays rejoining.
-  bool lost = rd_kafka_assignment_lost(rk);
+  bool lost = rd_kafka_assignment_lost(rk.get());
   if (!lost && !gone.empty()) {
     auto deadline = std::chrono::steady_clock::now()
                     + std::chrono::milliseconds(cfg.source.revoke_timeout_ms);
@@ -107,12 +106,10 @@ void source::state::revoke(rd_kafka_topic_partition_list_t* list) {
     if (p->paused)
       resume_revoked(*p);
   if (cooperative()) {
-    if (auto* err = rd_kafka_incremental_unassign(rk, list)) {
-      warn(std::string{"unassign: "} + rd_kafka_error_string(err));
-      rd_kafka_error_destroy(err);
-    }
+    if (rdkafka::error_ptr e{rd_kafka_incremental_unassign(rk.get(), list)})
+      warn("unassign: " + rdkafka::to_string(e));
   } else {
-    rd_kafka_assign(rk, nullptr);
+    rd_kafka_assign(rk.get(), nullptr);
   }
 }
 
@@ -126,7 +123,7 @@ void source::state::commit_all() {
 
 void source::state::commit(
   const std::vector<std::shared_ptr<partition_state>>& ps, bool sync) {
-  auto* l = rd_kafka_topic_partition_list_new(static_cast<int>(ps.size()));
+  auto l = rdkafka::new_list(static_cast<int>(ps.size()));
   for (auto& p : ps) {
     int64_t at;
     {
@@ -135,18 +132,16 @@ void source::state::commit(
     }
     if (at < 0 || at <= p->sent)
       continue;
-    rd_kafka_topic_partition_list_add(l, p->topic.c_str(), p->partition)
-      ->offset = at;
+    rdkafka::add(*l, p->topic, p->partition).offset = at;
     p->sent = at;
   }
   if (l->cnt > 0) {
-    auto err = rd_kafka_commit(rk, l, sync ? 0 : 1);
+    auto err = rd_kafka_commit(rk.get(), l.get(), sync ? 0 : 1);
     // The outcome of each commit, sync or not, arrives in `committed`.
     if (err && sync)
-      warn(std::string{"commit on revoke: "} + rd_kafka_err2str(err)
+      warn("commit on revoke: " + rdkafka::to_string(err)
            + " (those records will be redelivered)");
   }
-  rd_kafka_topic_partition_list_destroy(l);
 }
 
 void source::state::committed(rd_kafka_resp_err_t err,

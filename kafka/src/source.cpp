@@ -44,17 +44,6 @@ record make_record(const rd_kafka_message_t& m, uint64_t assignment) {
   return r;
 }
 
-caf::error conf_set(rd_kafka_conf_t* conf, const std::string& name,
-                    const std::string& value, const std::string& origin) {
-  char err[512];
-  if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), err, sizeof err)
-      == RD_KAFKA_CONF_OK)
-    return caf::none;
-  return make_error(errc::invalid_config,
-                    origin + ": kafka property " + name + " = \"" + value
-                      + "\": " + err);
-}
-
 } // namespace
 
 // -- polling thread ---------------------------------------------------------------
@@ -65,10 +54,8 @@ void source::state::run() {
   while (!stopping.load()) {
     // Held records are retried often: the runtime drains without telling.
     bool holding = retry_held();
-    if (auto* m = rd_kafka_consumer_poll(rk, holding ? 5 : 100)) {
+    if (auto m = rdkafka::consumer_poll(rk.get(), holding ? 5 : 100))
       read(*m);
-      rd_kafka_message_destroy(m);
-    }
     if (clock::now() >= next_commit) {
       commit_all();
       next_commit = clock::now() + interval;
@@ -76,8 +63,9 @@ void source::state::run() {
   }
   // Revokes every partition through the rebalance callback: in-flight
   // events get their time, then what finished is committed.
-  if (auto err = rd_kafka_consumer_close(rk))
-    warn(std::string{"leaving the group: "} + rd_kafka_err2str(err));
+  // The client itself is destroyed later, by `stop`.
+  if (auto err = rd_kafka_consumer_close(rk.get()))
+    warn("leaving the group: " + rdkafka::to_string(err));
 }
 
 void source::state::read(const rd_kafka_message_t& m) {
@@ -158,37 +146,33 @@ bool source::state::retry_held() {
 void source::state::pause(partition_state& p, bool on) {
   if (p.paused == on)
     return;
-  auto* l = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(l, p.topic.c_str(), p.partition);
-  auto err = on ? rd_kafka_pause_partitions(rk, l)
-                : rd_kafka_resume_partitions(rk, l);
+  auto l = rdkafka::new_list(1);
+  auto& tp = rdkafka::add(*l, p.topic, p.partition);
+  auto err = on ? rd_kafka_pause_partitions(rk.get(), l.get())
+                : rd_kafka_resume_partitions(rk.get(), l.get());
   // librdkafka 2.0.2 does not wake its fetcher on a resume: the partition
   // waited up to a second for its next fetch. A seek to where reading
   // stopped starts the fetch at once (measured: keylane_kafka_rebalance_bench,
   // docs/kafka.md).
   if (!on && !err && p.next_read >= 0) {
-    l->elems[0].offset = p.next_read;
-    if (auto* e = rd_kafka_seek_partitions(rk, l, 0)) {
+    tp.offset = p.next_read;
+    if (rdkafka::error_ptr e{rd_kafka_seek_partitions(rk.get(), l.get(), 0)})
       warn("seek on resume " + p.topic + '/' + std::to_string(p.partition)
-           + ": " + rd_kafka_error_string(e));
-      rd_kafka_error_destroy(e);
-    }
+           + ": " + rdkafka::to_string(e));
   }
-  rd_kafka_topic_partition_list_destroy(l);
   if (err)
     warn(std::string{on ? "pause " : "resume "} + p.topic + '/'
-         + std::to_string(p.partition) + ": " + rd_kafka_err2str(err));
+         + std::to_string(p.partition) + ": " + rdkafka::to_string(err));
   p.paused = on;
   (on ? n.pauses : n.resumes)++;
 }
 
 void source::state::resume_revoked(partition_state& p) {
-  auto* l = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(l, p.topic.c_str(), p.partition);
-  if (auto err = rd_kafka_resume_partitions(rk, l))
+  auto l = rdkafka::new_list(1);
+  rdkafka::add(*l, p.topic, p.partition);
+  if (auto err = rd_kafka_resume_partitions(rk.get(), l.get()))
     warn("resume on revoke " + p.topic + '/' + std::to_string(p.partition)
-         + ": " + rd_kafka_err2str(err));
-  rd_kafka_topic_partition_list_destroy(l);
+         + ": " + rdkafka::to_string(err));
   p.paused = false;
   n.resumes++;
 }
@@ -266,7 +250,7 @@ source::start(config cfg, handler_factory make, callback on_output,
       raw->state_durable(seqs);
     });
 
-  auto* conf = rd_kafka_conf_new();
+  auto conf = rdkafka::new_conf();
   std::vector<std::pair<std::string, std::string>> props{
     {"bootstrap.servers", ks.bootstrap_servers},
     {"group.id", ks.group},
@@ -277,56 +261,50 @@ source::start(config cfg, handler_factory make, callback on_output,
   for (const auto& kv : ks.properties)
     props.emplace_back(kv);
   for (const auto& [name, value] : props)
-    if (auto err = conf_set(conf, name, value, ks.origin)) {
-      rd_kafka_conf_destroy(conf);
+    if (auto err = rdkafka::set(*conf, name, value, ks.origin, "kafka")) {
       st->rt->stop();
       return err;
     }
-  rd_kafka_conf_set_opaque(conf, raw);
+  rd_kafka_conf_set_opaque(conf.get(), raw);
   rd_kafka_conf_set_rebalance_cb(
-    conf, [](rd_kafka_t*, rd_kafka_resp_err_t err,
-             rd_kafka_topic_partition_list_t* list, void* opaque) {
+    conf.get(), [](rd_kafka_t*, rd_kafka_resp_err_t err,
+                   rd_kafka_topic_partition_list_t* list, void* opaque) {
       auto* self = static_cast<state*>(opaque);
       if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
         self->assign(list);
       } else if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
         self->revoke(list);
       } else {
-        self->warn(std::string{"rebalance: "} + rd_kafka_err2str(err));
-        rd_kafka_assign(self->rk, nullptr);
+        self->warn("rebalance: " + rdkafka::to_string(err));
+        rd_kafka_assign(self->rk.get(), nullptr);
       }
     });
   rd_kafka_conf_set_offset_commit_cb(
-    conf, [](rd_kafka_t*, rd_kafka_resp_err_t err,
-             rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+    conf.get(), [](rd_kafka_t*, rd_kafka_resp_err_t err,
+                   rd_kafka_topic_partition_list_t* offsets, void* opaque) {
       static_cast<state*>(opaque)->committed(err, offsets);
     });
-  char err[512];
-  st->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  if (!st->rk) {
-    rd_kafka_conf_destroy(conf);
+  auto rk = rdkafka::new_client(RD_KAFKA_CONSUMER, std::move(conf),
+                                "kafka consumer");
+  if (!rk) {
     st->rt->stop();
-    return make_error(errc::startup_failed,
-                      std::string{"kafka consumer: "} + err);
+    return std::move(rk.error());
   }
-  rd_kafka_poll_set_consumer(st->rk);
-  auto* topics = rd_kafka_topic_partition_list_new(
-    static_cast<int>(ks.topics.size()));
+  st->rk = std::move(*rk);
+  rd_kafka_poll_set_consumer(st->rk.get());
+  auto topics = rdkafka::new_list(static_cast<int>(ks.topics.size()));
   for (const auto& t : ks.topics)
-    rd_kafka_topic_partition_list_add(topics, t.c_str(),
-                                      RD_KAFKA_PARTITION_UA);
-  auto sub = rd_kafka_subscribe(st->rk, topics);
-  rd_kafka_topic_partition_list_destroy(topics);
+    rdkafka::add(*topics, t, RD_KAFKA_PARTITION_UA);
+  auto sub = rd_kafka_subscribe(st->rk.get(), topics.get());
   if (sub) {
-    rd_kafka_destroy(st->rk);
+    st->rk.reset();
     st->rt->stop();
     return make_error(errc::startup_failed,
-                      std::string{"kafka subscribe: "}
-                        + rd_kafka_err2str(sub));
+                      "kafka subscribe: " + rdkafka::to_string(sub));
   }
   {
     std::lock_guard<std::mutex> guard{st->mu};
-    st->ends_rk = st->rk;
+    st->ends_rk = st->rk.get();
   }
   if (st->changelog)
     st->restorer = std::thread{[raw] { raw->restore_loop(); }};
@@ -353,8 +331,7 @@ stop_report source::stop() {
     std::lock_guard<std::mutex> guard{st_->mu};
     st_->ends_rk = nullptr;
   }
-  rd_kafka_destroy(st_->rk);
-  st_->rk = nullptr;
+  st_->rk.reset(); // left its group at the end of `run`
   st_->last_report = st_->rt->stop();
   // After the runtime: no output comes any more. What is delivered now
   // is not committed (the group was left): the next owner runs it again.

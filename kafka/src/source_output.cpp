@@ -77,7 +77,7 @@ bool source::state::write_output(outcome status, const std::string& key,
     // no further and the record is redelivered after a restart.
     n.output_failures++;
     warn("output to " + cfg.source.output_topic + ": "
-         + rd_kafka_err2str(err) + " (its input offset is not committed)");
+         + rdkafka::to_string(err) + " (its input offset is not committed)");
     return true;
   }
   n.produced++;
@@ -191,7 +191,7 @@ void source::state::delivered(const output_ticket& t,
     n.output_failures++;
     warn("output of " + t.topic + '/' + std::to_string(t.partition) + '/'
          + std::to_string(t.offset) + " to " + cfg.source.output_topic
-         + ": " + rd_kafka_err2str(err)
+         + ": " + rdkafka::to_string(err)
          + " (its input offset is not committed)");
     return;
   }

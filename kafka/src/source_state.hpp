@@ -18,13 +18,12 @@
 #include <utility>
 #include <vector>
 
-#include <librdkafka/rdkafka.h>
-
 #include "keylane/detail/read_gate.hpp"
 #include "keylane/kafka/offset_tracker.hpp"
 #include "keylane/kafka/source.hpp"
 #include "changelog_store.hpp"
 #include "output_writer.hpp"
+#include "rdkafka.hpp"
 
 namespace keylane::kafka {
 
@@ -75,7 +74,9 @@ struct source::state {
   std::unique_ptr<record_runtime> rt;
   /// The output topic's producer, when `kafka.output_topic` is set.
   std::unique_ptr<output_writer> writer;
-  rd_kafka_t* rk = nullptr;
+  /// The consumer; it leaves its group at the end of `run`, and `stop`
+  /// destroys it after the polling thread ended.
+  rdkafka::client_ptr rk;
   std::thread poller;
   std::atomic<bool> stopping{false};
   bool stopped = false;

@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include <librdkafka/rdkafka.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +29,7 @@
 #include "keylane/kafka/source.hpp"
 #include "keylane/stateful_handler.hpp"
 #include "member_process.hpp"
+#include "rdkafka.hpp" // keylane::kafka's librdkafka owners (private)
 #include "state_totals.hpp"
 
 using namespace std::chrono_literals;
@@ -191,18 +191,18 @@ TEST_CASE("keylane-state lists, shows and exports the states of a changelog "
   REQUIRE(!(*prod)->produce("app-state", "carol", record(1, 1), {}, 1));
   REQUIRE(!(*prod)->flush(30s));
   // carol deleted: a null value, as keylane's erase writes it.
-  auto* conf = rd_kafka_conf_new();
-  char err[512];
-  rd_kafka_conf_set(conf, "bootstrap.servers",
-                    (*mc)->bootstrap_servers().c_str(), err, sizeof err);
-  auto* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  namespace rdk = keylane::kafka::rdkafka;
+  auto conf = rdk::new_conf();
+  (void) rdk::set(*conf, "bootstrap.servers", (*mc)->bootstrap_servers());
+  std::string why;
+  auto rk = rdk::new_client(RD_KAFKA_PRODUCER, std::move(conf), why);
   REQUIRE(rk);
-  REQUIRE(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("app-state"),
+  REQUIRE(rd_kafka_producev(rk.get(), RD_KAFKA_V_TOPIC("app-state"),
                             RD_KAFKA_V_PARTITION(1),
                             RD_KAFKA_V_KEY("carol", 5), RD_KAFKA_V_END)
           == RD_KAFKA_RESP_ERR_NO_ERROR);
-  REQUIRE(rd_kafka_flush(rk, 30000) == RD_KAFKA_RESP_ERR_NO_ERROR);
-  rd_kafka_destroy(rk);
+  REQUIRE(rd_kafka_flush(rk.get(), 30000) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  rk.reset();
 
   auto target = "kafka:" + (*mc)->bootstrap_servers() + "/app-state";
   auto out = std::filesystem::temp_directory_path()

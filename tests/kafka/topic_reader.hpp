@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include <librdkafka/rdkafka.h>
+#include "rdkafka.hpp" // keylane::kafka's librdkafka owners (private)
 
 namespace kafka_test {
 
@@ -36,23 +36,21 @@ struct read_record {
 inline std::vector<read_record>
 read_topic(const std::string& bootstrap, const std::string& topic,
            int partitions, size_t want, std::chrono::milliseconds timeout) {
+  namespace rdk = keylane::kafka::rdkafka;
   std::vector<read_record> out;
-  char err[512];
-  auto* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err,
-                    sizeof err);
-  rd_kafka_conf_set(conf, "group.id", "topic-reader", err, sizeof err);
-  rd_kafka_conf_set(conf, "log_level", "2", err, sizeof err);
-  auto* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  auto conf = rdk::new_conf();
+  (void) rdk::set(*conf, "bootstrap.servers", bootstrap);
+  (void) rdk::set(*conf, "group.id", "topic-reader");
+  (void) rdk::set(*conf, "log_level", "2");
+  std::string why;
+  auto rk = rdk::new_client(RD_KAFKA_CONSUMER, std::move(conf), why);
   if (!rk)
     return out;
-  rd_kafka_poll_set_consumer(rk);
-  auto* l = rd_kafka_topic_partition_list_new(partitions);
+  rd_kafka_poll_set_consumer(rk.get());
+  auto l = rdk::new_list(partitions);
   for (int p = 0; p < partitions; ++p)
-    rd_kafka_topic_partition_list_add(l, topic.c_str(), p)->offset =
-      RD_KAFKA_OFFSET_BEGINNING;
-  rd_kafka_assign(rk, l);
-  rd_kafka_topic_partition_list_destroy(l);
+    rdk::add(*l, topic, p).offset = RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_assign(rk.get(), l.get());
   auto until = std::chrono::steady_clock::now() + timeout;
   bool extra = false;
   while (std::chrono::steady_clock::now() < until) {
@@ -60,7 +58,7 @@ read_topic(const std::string& bootstrap, const std::string& topic,
       extra = true;
       until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
     }
-    auto* m = rd_kafka_consumer_poll(rk, 50);
+    auto m = rdk::consumer_poll(rk.get(), 50);
     if (!m)
       continue;
     if (!m->err) {
@@ -72,7 +70,8 @@ read_topic(const std::string& bootstrap, const std::string& topic,
       if (m->payload)
         r.value.assign(static_cast<const char*>(m->payload), m->len);
       rd_kafka_headers_t* hdrs = nullptr;
-      if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      if (rd_kafka_message_headers(m.get(), &hdrs)
+          == RD_KAFKA_RESP_ERR_NO_ERROR) {
         const char* name;
         const void* val;
         size_t size;
@@ -85,10 +84,8 @@ read_topic(const std::string& bootstrap, const std::string& topic,
       }
       out.push_back(std::move(r));
     }
-    rd_kafka_message_destroy(m);
   }
-  rd_kafka_consumer_close(rk);
-  rd_kafka_destroy(rk);
+  rd_kafka_consumer_close(rk.get()); // then destroyed, with `rk`
   return out;
 }
 

@@ -9,8 +9,7 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
-struct rd_kafka_s;
-struct rd_kafka_mock_cluster_s;
+#include "keylane/kafka/detail/rdkafka_owner.hpp"
 
 namespace keylane::kafka {
 
@@ -60,8 +59,9 @@ public:
 
 private:
   mock_cluster() = default;
-  rd_kafka_s* rk_ = nullptr;
-  rd_kafka_mock_cluster_s* mc_ = nullptr;
+  // The cluster after the client that holds it: destroyed before it.
+  detail::rdkafka_client_ptr rk_;
+  detail::rdkafka_mock_ptr mc_;
   std::string bootstraps_;
 };
 

@@ -14,7 +14,7 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
-struct rd_kafka_s;
+#include "keylane/kafka/detail/rdkafka_owner.hpp"
 
 namespace keylane::kafka {
 
@@ -57,9 +57,10 @@ public:
 
 private:
   producer() = default;
-  rd_kafka_s* rk_ = nullptr;
   std::atomic<uint64_t> delivered_{0};
   std::atomic<uint64_t> failed_{0};
+  // Last, so it is destroyed first: its delivery reports count above.
+  detail::rdkafka_client_ptr rk_;
 };
 
 } // namespace keylane::kafka
