@@ -46,21 +46,21 @@ lane::lane(shard* host, const runtime_parts& parts, uint64_t id,
       std::max<size_t>(1, host->settings_now().lane_batch))),
     release_every_(release_group(host->settings_now().key_backlog)),
     key_(std::move(k)),
-    maker_(maker),
+    activation_(maker),
     rng_(key_.hash() ^ id) {}
 
 lane::~lane() {
   // What every event touches stays in the first two cache lines.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
-  static_assert(offsetof(lane, key_) <= 128, "a lane's hot fields grew");
+  static_assert(offsetof(lane, state_) <= 128, "a lane's hot fields grew");
 #pragma GCC diagnostic pop
 }
 
 bool lane::in_sync_call_of(uint64_t id, uint64_t token) noexcept {
   auto& c = current_call;
   return c.owner != nullptr && c.id == id && c.token == token
-         && !c.owner->sync_done_;
+         && !c.owner->attempt_.done();
 }
 
 bool lane::in_sync_call(uint64_t id) noexcept {
@@ -80,27 +80,12 @@ void lane::call_handler(bool invocation_call, F&& f) {
       current_call = saved;
       auto now = self->host_->request_mark();
       if (now != mark)
-        self->note_requests(mark + 1, now);
+        self->messages_.note_requests(mark + 1, now, *self->host_);
     }
   } guard{this, current_call, host_->request_mark()};
   current_call = invocation_call ? invocation{this, id_, token_}
                                  : invocation{};
   f();
-}
-
-void lane::note_requests(uint64_t first, uint64_t last) {
-  auto& rs = requests_;
-  if (!rs.empty() && rs.back().second + 1 == first) {
-    rs.back().second = last; // no other lane asked in between
-    return;
-  }
-  rs.emplace_back(first, last);
-  // A long-lived lane asks often: keep only ranges still awaiting answers
-  // (doubling the threshold keeps this amortised O(1) per range).
-  if (rs.size() >= prune_at_) {
-    host_->keep_unanswered(rs);
-    prune_at_ = std::max<size_t>(64, 2 * rs.size());
-  }
 }
 
 const settings& lane::policy() {
@@ -112,19 +97,12 @@ void lane::wake() {
   // On the first event, and again on the next one after a retire that an
   // event in flight overtook (the instance was already gone).
   awake_ = true;
-  if (!broken_.empty())
+  if (!activation_.broken().empty())
     return;
-  activation_error_.clear();
-  std::string why;
-  bool retryable = true;
-  handler_ = maker_->make(why, retryable);
+  handler_ = activation_.build();
   if (handler_)
     start_handler();
-  else if (retryable)
-    activation_error_ = std::move(why);
-  else
-    broken_ = std::move(why);
-  activation_just_failed_ = !activation_error_.empty();
+  activation_.note_first();
 }
 
 bool lane::start_handler() {
@@ -139,9 +117,9 @@ bool lane::start_handler() {
     call_handler(false, [this] { handler_->on_activate(key_); });
     return true;
   } catch (const std::exception& e) {
-    activation_error_ = std::string{"on_activate threw: "} + e.what();
+    activation_.fail(std::string{"on_activate threw: "} + e.what());
   } catch (...) {
-    activation_error_ = "on_activate threw a non-standard exception";
+    activation_.fail("on_activate threw a non-standard exception");
   }
   // A half-activated instance is not trusted with events: the next attempt
   // starts from a fresh one.
@@ -150,34 +128,18 @@ bool lane::start_handler() {
 }
 
 bool lane::reactivate() {
-  if (!maker_) {
-    broken_ = std::exchange(activation_error_, std::string{});
+  if (!activation_.can_build()) {
+    activation_.give_up();
     return false;
   }
-  std::string why;
-  bool retryable = true;
-  handler_ = maker_->make(why, retryable);
-  if (!handler_) {
-    if (retryable) {
-      activation_error_ = std::move(why);
-    } else {
-      broken_ = std::move(why);
-      activation_error_.clear();
-    }
-    return false;
-  }
-  activation_error_.clear();
-  return start_handler();
+  handler_ = activation_.build();
+  return handler_ && start_handler();
 }
 
 void lane::drop_handler() {
   handler_.reset();
-  state_ = nullptr;
-  timers_.clear();
-  asks_.clear();
-  if (!requests_.empty())
-    host_->drop_responses(requests_);
-  requests_.clear();
+  state_.detach();
+  messages_.forget_instance(*host_);
 }
 
 void lane::retire() {
@@ -187,7 +149,7 @@ void lane::retire() {
     } catch (...) {
       // State could not be flushed; the events themselves are done.
     }
-    if (state_ && state_dirty_)
+    if (state_.dirty())
       take_snapshot();
   }
   // The handler dies before the slot is handed on, so live handler
@@ -255,37 +217,34 @@ void lane::invoke_current() {
   // clock read per event was ~3 % of the CPU of a short handler's path;
   // else the round's coarse time (a stall log reads it).
   auto timeout_ms = policy().attempt_timeout_ms;
-  attempt_started_ = timeout_ms > 0 || parts_.live.window_auto()
-                       ? clock::now()
-                       : host_->round_time();
+  attempt_.start(timeout_ms > 0 || parts_.live.window_auto()
+                   ? clock::now()
+                   : host_->round_time());
   if (current_->attempts == 1)
-    current_->started = attempt_started_;
+    current_->started = attempt_.started();
   // Without an instance, activation failed (a lane with a handler has
   // neither reason set: only these lines of the lane stay cold).
   if (!handler_) {
     // A failed activation fails this attempt; the first attempt has just
     // tried it in `activate`, each later one tries again.
-    if (broken_.empty() && !activation_error_.empty()
-        && (std::exchange(activation_just_failed_, false) || !reactivate())
-        && broken_.empty()) {
-      settle(outcome::failed, std::string{activation_error_}, false);
+    if (activation_.broken().empty() && !activation_.error().empty()
+        && (activation_.take_just_failed() || !reactivate())
+        && activation_.broken().empty()) {
+      settle(outcome::failed, std::string{activation_.error()}, false);
       return;
     }
-    if (!broken_.empty()) {
+    if (!activation_.broken().empty()) {
       // No handler instance in this lane: retrying here cannot help.
-      settle(outcome::failed, std::string{broken_}, true);
+      settle(outcome::failed, std::string{activation_.broken()}, true);
       return;
     }
   }
-  if (state_ && !begin_state_attempt())
+  if (state_.active() && !begin_state_attempt())
     return; // settled: applied before, or its state could not be kept
-  sync_done_ = false;
-  sync_status_ = outcome::pending;
-  sync_permanent_ = false;
   std::string thrown;
-  attempt_mark_ = host_->request_mark();
+  attempt_.call(host_->request_mark());
   auto deadline = timeout_ms > 0
-                    ? attempt_started_ + std::chrono::milliseconds(timeout_ms)
+                    ? attempt_.started() + std::chrono::milliseconds(timeout_ms)
                     : clock::time_point{};
   try {
     call_handler(true, [this, deadline] {
@@ -303,30 +262,28 @@ void lane::invoke_current() {
     // A completion finished before the throw keeps its outcome; one dropped
     // by the unwinding reports the exception instead.
     sync_error_.clear();
-    if (sync_done_ && sync_status_ != outcome::failed)
-      settle(sync_status_, std::string{}, false);
+    if (attempt_.done() && attempt_.status() != outcome::failed)
+      settle(attempt_.status(), std::string{}, false);
     else
       settle(outcome::failed, std::move(thrown), false);
-  } else if (sync_done_) {
+  } else if (attempt_.done()) {
     // Only a failure left a reason (see finish_sync).
-    settle(sync_status_,
-           sync_status_ == outcome::failed
+    settle(attempt_.status(),
+           attempt_.status() == outcome::failed
              ? std::exchange(sync_error_, std::string{})
              : std::string{},
-           sync_permanent_);
+           attempt_.permanent());
   } else {
     awaiting_ = true;
     if (timeout_ms > 0)
-      host_->arm_timeout(id_, token_, deadline, attempt_started_);
+      host_->arm_timeout(id_, token_, deadline, attempt_.started());
   }
 }
 
 void lane::on_timer(uint64_t timer) {
-  auto i = timers_.find(timer);
-  if (i == timers_.end())
+  unique_function fn;
+  if (!messages_.take_timer(timer, fn))
     return;
-  auto fn = std::move(i->second);
-  timers_.erase(i);
   call_back(fn);
 }
 
@@ -341,30 +298,27 @@ void lane::call_back(unique_function& fn) {
 }
 
 void lane::schedule(caf::timespan delay, unique_function fn) {
-  auto id = ++next_timer_;
-  timers_.emplace(id, std::move(fn));
+  auto id = messages_.add_timer(std::move(fn));
   host_->delayed_send(host_, delay, timer_atom::value, id_, id);
 }
 
 void lane::abandon() {
-  if (state_) {
+  if (state_.active()) {
     // Stop writes the state as of the last event that ended: one that is
     // running is undone first (without rollback its changes cannot be
     // told apart, so the last write stands).
     if (current_ && awaiting_ && !backing_off_ && !policy().state_rollback)
-      state_dirty_ = false;
+      state_.keep_last_write();
     else if (current_)
       undo_state();
-    if (state_dirty_)
+    if (state_.dirty())
       take_snapshot();
   }
   if (current_)
     parts_.ledger.abandon(std::move(current_), "running");
   while (!queue_.empty())
     parts_.ledger.abandon(queue_.pop_front(), "queued");
-  drop_outbox();
-  timers_.clear();
-  asks_.clear();
+  messages_.abandon(parts_.msg);
   // The handler may hold completions that pin the shard: break the cycle.
   handler_.reset();
 }

@@ -31,12 +31,7 @@ void lane::on_timeout(uint64_t token) {
   ++token_; // its completion, should it come, is now stale
   // So are the answers to what it asked: their handlers would change the
   // handler's (and the key's) state for an attempt that no longer counts.
-  std::vector<std::pair<uint64_t, uint64_t>> asked;
-  for (auto& [first, last] : requests_)
-    if (last > attempt_mark_)
-      asked.emplace_back(std::max(first, attempt_mark_ + 1), last);
-  if (!asked.empty())
-    host_->drop_responses(asked);
+  messages_.drop_requests_after(attempt_.request_mark(), *host_);
   settle(outcome::failed,
          "attempt timed out after "
            + std::to_string(policy().attempt_timeout_ms) + " ms",
@@ -55,20 +50,20 @@ void lane::on_retry(uint64_t token) {
 
 void lane::settle(outcome status, std::string&& error, bool permanent) {
   if (status != outcome::failed) {
-    if (state_)
-      note_applied(status);
+    if (state_.active())
+      state_.note_applied(status, *current_);
     // Kept in the state before a write can take it: the write that makes
     // the event's change durable keeps its messages too.
-    if (!outbox_.empty() && keeps_messages_)
-      keep_outbox();
+    if (messages_.has_outbox() && state_.keeps_messages())
+      messages_.keep_outbox(state_, key_, parts_.ops, parts_.msg, parts_.log);
     finish_current(status, std::move(error));
-    if (!outbox_.empty())
-      send_outbox();
+    if (messages_.has_outbox())
+      messages_.send_outbox(parts_.msg);
     return;
   }
-  if (!outbox_.empty())
-    drop_outbox();
-  if (state_)
+  if (messages_.has_outbox())
+    messages_.drop_outbox(parts_.msg);
+  if (state_.active())
     undo_state();
   const auto& pol = policy();
   if (permanent || current_->attempts >= pol.max_attempts) {
@@ -91,18 +86,14 @@ void lane::settle(outcome status, std::string&& error, bool permanent) {
 
 void lane::finish_sync(uint64_t token, outcome status,
                        bool permanent) noexcept {
-  if (token != token_ || sync_done_)
-    return;
-  sync_done_ = true;
-  sync_status_ = status;
-  sync_permanent_ = permanent;
+  if (token == token_)
+    (void) attempt_.finish(status, permanent);
 }
 
 void lane::finish_sync(uint64_t token, outcome status, std::string&& error,
                        bool permanent) noexcept {
-  if (token != token_ || sync_done_)
+  if (token != token_ || !attempt_.finish(status, permanent))
     return;
-  finish_sync(token, status, permanent);
   // Only a failure's reason is kept (`finish_current`): a success leaves
   // the line of the string untouched.
   if (status == outcome::failed)
@@ -122,7 +113,7 @@ void lane::finish_current(outcome status, std::string&& error) {
   note_finished(current_->seq);
   host_->finished(std::move(current_));
   ++unreleased_;
-  if (snapshot_due_)
+  if (state_.write_due())
     take_snapshot();
 }
 

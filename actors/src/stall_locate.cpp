@@ -37,7 +37,7 @@ std::string lane::doing() {
     return "backing off before attempt " + std::to_string(current_->attempts + 1)
            + of + " (last error: " + current_->error + ")";
   return "running attempt " + std::to_string(current_->attempts) + of
-         + " for " + seconds_text(clock::now() - attempt_started_);
+         + " for " + seconds_text(clock::now() - attempt_.started());
 }
 
 void lane::locate(uint64_t seq) {

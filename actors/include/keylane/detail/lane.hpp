@@ -13,14 +13,17 @@
 #include <caf/timespan.hpp>
 
 #include "keylane/config.hpp"
+#include "keylane/detail/activation.hpp"
 #include "keylane/detail/asked_event.hpp"
 #include "keylane/detail/backoff.hpp"
 #include "keylane/detail/event_base.hpp"
 #include "keylane/detail/event_fifo.hpp"
 #include "keylane/detail/handler_maker.hpp"
+#include "keylane/detail/lane_messaging.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/running_attempt.hpp"
 #include "keylane/detail/runtime_parts.hpp"
-#include "keylane/detail/state_slot.hpp"
+#include "keylane/detail/state_cursor.hpp"
 #include "keylane/detail/unique_function.hpp"
 #include "keylane/handler.hpp"
 #include "keylane/key.hpp"
@@ -51,8 +54,12 @@ class shard;
 /// unique id: messages for a lane that is gone (a late completion, a
 /// timer) find no lane and are dropped. A handler that cannot be built, or
 /// whose `on_activate` throws, fails the attempt at the head like any other
-/// failure: the next attempt builds a fresh instance. Only its shard's
-/// thread touches a lane.
+/// failure: the next attempt builds a fresh instance. What the lane keeps
+/// beyond its per-event fields lives in parts it owns by value, each with
+/// its own verbs: its keyed state (`state_cursor`), its messages, asks,
+/// timers and requests (`lane_messaging`), the building of its handler
+/// (`activation`) and its running attempt (`running_attempt`). Only its
+/// shard's thread touches a lane.
 class alignas(64) lane {
 public:
   /// A lane for key `k` with id `id` (its first event names both); it
@@ -166,28 +173,18 @@ private:
   void flush();
   template <class F>
   void call_handler(bool invocation_call, F&& f);
-  void note_requests(uint64_t first, uint64_t last);
   std::string doing();
-  // Keyed state (lane_state.cpp).
+  // Keyed state (lane_state.cpp; the cursor, `state_`, holds it).
   [[nodiscard]] bool load_state();
   [[nodiscard]] bool begin_state_attempt();
   void undo_state();
-  void note_applied(outcome status);
   void note_finished(uint64_t seq);
   void take_snapshot();
-  void forget_delivered(std::vector<kept_message>& outbox);
-  struct outgoing;
-  void keep_timer(const outgoing& m);
-  void end_kept(const message_origin& o);
   void mark_state_dirty();
   // Messages of the running attempt: sent when it ends well, else dropped.
   [[nodiscard]] bool in_attempt() const noexcept {
     return current_ != nullptr && !backing_off_;
   }
-  void send_outbox();
-  void keep_outbox();
-  void drop_outbox();
-  void expire_ask(uint64_t ask, caf::timespan timeout);
   // Runs a callback of the handler's (not an attempt), then the queue.
   void call_back(unique_function& fn);
   // The live settings: the shard's, refreshed after a reload (a reference
@@ -198,21 +195,18 @@ private:
   // comes, and each line an event touches is a miss. What every event
   // reads or writes fills the first two lines (the class is aligned to
   // one; a static_assert in lane.cpp holds it there); what failures,
-  // parking, state and timers use comes after.
+  // parking, state and timers use comes after, the parts the lane owns
+  // first (each with what every event reads at its front).
   shard* host_;
   uint64_t id_;
-  std::unique_ptr<handler_base> handler_; // null: see broken_, activation_error_
+  std::unique_ptr<handler_base> handler_; // null: see activation_
   event_ptr current_;
   event_fifo queue_;
   uint64_t token_ = 0;
   uint64_t unpark_through_ = 0; // replayed events up to this id ended
 
-  clock::time_point attempt_started_;
-  uint64_t attempt_mark_ = 0; // the shard's request mark when it started
+  running_attempt attempt_;
   uint64_t idle_mark_ = 0;    // its shard's mark of it being dry, 0: not
-  // Keyed state: the handler's (or null), whether it changed since its
-  // last write, and the events whose changes that write will make durable.
-  state_slot* state_ = nullptr;
   const runtime_parts& parts_; // its shard's
   // Finished events handed to the shard's output whose backlog counts are
   // not given back yet (see `release_every_`).
@@ -224,10 +218,6 @@ private:
   // between cores per event with thousands of keys. The rest goes back
   // when the lane retires (`take_unreleased`).
   uint8_t release_every_;
-  // The outcome `finish_sync` left (its error, if failed, in sync_error_).
-  outcome sync_status_ = outcome::pending;
-  bool sync_done_ = false;
-  bool sync_permanent_ = false;
   bool awaiting_ = false; // an attempt runs, or a backoff waits
   bool turn_pending_ = false; // spent its budget, waits for its turn
   bool marked_ = false;       // in its shard's list for `run_taken`
@@ -235,51 +225,18 @@ private:
   bool parking_ = false;
   bool backing_off_ = false;
 
+  // Keyed state: the handler's (or none), whether it changed since its
+  // last write, and the events whose changes that write will make durable.
+  state_cursor state_;
+  // What the handler sent, asked, armed and requested.
+  lane_messaging messages_;
+
   keylane::key key_;
-  std::string sync_error_; // set only for a failed outcome
-  bool activation_just_failed_ = false; // the first attempt has seen it
-  bool state_dirty_ = false;
-  bool snapshot_due_ = false; // a checkpoint came while an event ran
-  bool redelivered_ = false;  // the running event was applied before
-  bool has_origin_ = false;   // and its source position, if it has one
-  // `messaging.exactly_once` for this key: its tells are kept in its state
-  // (state_slot::unsent, ::delivered).
-  bool keeps_messages_ = false;
-
-  std::string broken_; // non-empty: every event fails with this reason
-  // Non-empty: the handler could not be built or activated. Each attempt
-  // of an event tries again (a database that is briefly down), so the
-  // event's retry policy decides when the key parks.
-  std::string activation_error_;
-  handler_maker* maker_;
+  // The reason `finish_sync` left in `attempt_`, set only for a failure.
+  std::string sync_error_;
+  // Builds the handler instance, and says why it could not.
+  activation activation_;
   jitter_rng rng_;
-
-  size_t since_write_ = 0;
-  std::vector<uint64_t> applied_seqs_;
-  std::string origin_stream_;
-  int64_t origin_pos_ = 0;
-
-  uint64_t next_timer_ = 0;
-  std::unordered_map<uint64_t, unique_function> timers_;
-  // Requests the handler made (CAF request numbers, [first, last]): their
-  // response handlers are dropped when the lane retires.
-  std::vector<std::pair<uint64_t, uint64_t>> requests_;
-  size_t prune_at_ = 64;
-
-  // What the running attempt sent (tells, and timers not yet armed: `ev`
-  // null), and the asks waiting for answers, each with its timeout timer.
-  struct outgoing {
-    event_ptr ev;
-    uint64_t timer;
-    caf::timespan delay;
-    bool self; // a timer to this key
-  };
-  std::vector<outgoing> outbox_;
-  struct pending_ask {
-    std::unique_ptr<ask_waiter> waiter;
-    uint64_t timer;
-  };
-  std::unordered_map<uint64_t, pending_ask> asks_;
   bool held_ = false;
 };
 
