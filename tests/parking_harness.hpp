@@ -15,8 +15,6 @@ struct scenario {
     : cfg(std::move(s)), keys(keys), table(capacity),
       m(table, keys, cfg), submit_seq(capacity, ~uint64_t{0}), rng(seed) {}
   settings cfg;
-  cfg.order = order_mode::global; // the default before 0.2.0
-  cfg.max_attempts = 1; // the default before 0.2.0
   size_t keys;
   fault_table table;
   model m;
