@@ -56,8 +56,8 @@ TEST_CASE("a reload applies run-time keys and reports the restart-only ones",
           "[reload]") {
   temp_config file{"apply"};
   file.write("[runtime]\nmax_active_keys = 8\nwindow = 100\norder = "
-             "\"global\"\n[scheduler]\nthreads = 2\n[log]\nlevel = \"info\"\n"
-             "[park]\nstore = \"none\"\n");
+             "\"global\"\n[scheduler]\nthreads = 2\n[retry]\nmax_attempts = 1\n"
+             "[log]\nlevel = \"info\"\n[park]\nstore = \"none\"\n");
   auto s = kl::load(file.path.string());
   REQUIRE(s);
   holder h;
