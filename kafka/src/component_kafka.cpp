@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// keylane::kafka's entry point for the core (see detail/components.hpp,
+// keylane::kafka's entry point for the core (see detail/state_components.hpp,
 // which this file must not include: the definition here must be strong):
 // the changelog topic as a read-only state store, for keylane-state.
 #include <memory>

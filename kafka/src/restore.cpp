@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "keylane/detail/components.hpp"
+#include "keylane/detail/state_components.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/log.hpp"
 #include "source_state.hpp"
