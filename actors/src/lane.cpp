@@ -37,7 +37,7 @@ uint8_t release_group(size_t key_backlog) noexcept {
 
 } // namespace
 
-lane::lane(shard* host, const runtime_parts& parts, uint64_t id,
+lane::lane(shard* host, const shard_parts& parts, uint64_t id,
            keylane::key k, handler_maker* maker)
   : host_(host),
     id_(id),

@@ -30,14 +30,14 @@ constexpr auto park_hold = std::chrono::milliseconds(5);
 
 } // namespace
 
-shard::shard(caf::actor_config& cfg, const runtime_parts& parts,
+shard::shard(caf::actor_config& cfg, const shard_parts& parts,
              caf::actor sink, uint32_t index, handler_maker_ptr maker)
   : caf::event_based_actor(cfg),
     parts_(parts),
     index_(index),
     sink_(std::move(sink)),
-    maker_(std::move(maker)),
-    linger_(parts.cfg.lane_linger_ms) {
+    maker_(std::move(maker)) {
+  idle_.linger = std::chrono::milliseconds(parts.cfg.lane_linger_ms);
   parts_.ledger.watch(*this);
   out_ = std::make_shared<event_batch>(&parts_.ledger, "completed");
   report_ = std::make_shared<shard_report>();
@@ -55,8 +55,8 @@ caf::behavior shard::make_behavior() {
       end_round();
     },
     [this](linger_atom) {
-      linger_armed_ = false;
-      sweep_due_ = true;
+      idle_.linger_armed = false;
+      idle_.sweep_due = true;
       end_round();
     },
     [this](inbox_atom) {
@@ -71,14 +71,14 @@ caf::behavior shard::make_behavior() {
       end_round();
     },
     [this](timeout_atom, uint64_t generation) {
-      if (generation == timeout_generation_)
-        timeout_armed_ = false;
+      if (generation == timers_.generation)
+        timers_.armed = false;
       sweep_timeouts();
       end_round();
     },
     [this](timer_atom, uint64_t id, uint64_t timer) {
       if (id == 0) // no lane has id 0: the wake-up of held parks
-        park_wakeup_armed_ = false;
+        parks_.wakeup_armed = false;
       else if (auto* l = find(id))
         l->on_timer(timer);
       end_round();
@@ -91,22 +91,22 @@ caf::behavior shard::make_behavior() {
       end_round();
     },
     [this](trim_atom, uint64_t starts) {
-      trim_armed_ = false;
+      trim_.armed = false;
       if (!lanes_.empty())
         return; // end_round arms it again once the shard is empty
-      if (starts != starts_) {
+      if (starts != trim_.starts) {
         // Lanes came and went meanwhile: idle since, so wait again (no
         // end_round may follow to arm it).
-        trim_armed_ = true;
-        delayed_send(this, release_after, trim_atom::value, starts_);
+        trim_.armed = true;
+        delayed_send(this, release_after, trim_atom::value, trim_.starts);
         return;
       }
-      trimmed_ = true;
+      trim_.done = true;
       shrink_if_empty(lanes_);
       std::vector<uint64_t>{}.swap(turns_);
       std::vector<lane*>{}.swap(touched_);
-      std::deque<idle_lane>{}.swap(idle_);
-      std::vector<idle_lane>{}.swap(retire_now_);
+      std::deque<idle_lane>{}.swap(idle_.lanes);
+      std::vector<idle_lane>{}.swap(idle_.retire_now);
       parts_.keys.purge_idle(); // the slots its lanes' keys left behind
       release_free_memory();
       if (parts_.log.enabled(log_level::debug))
@@ -120,9 +120,9 @@ caf::behavior shard::make_behavior() {
       end_round();
     },
     [this](checkpoint_atom) {
-      checkpoint_armed_ = false;
-      auto dirty = std::move(state_dirty_);
-      state_dirty_.clear();
+      state_.checkpoint_armed = false;
+      auto dirty = std::move(state_.dirty);
+      state_.dirty.clear();
       for (auto id : dirty)
         if (auto* l = find(id))
           l->checkpoint();
@@ -148,8 +148,8 @@ lane* shard::find(uint64_t id) {
 }
 
 lane* shard::start_lane(uint64_t id, const keylane::key& k) {
-  ++starts_;
-  trimmed_ = false;
+  ++trim_.starts;
+  trim_.done = false;
   ++spawned_;
   auto l = std::make_unique<lane>(this, parts_, id, k, maker_.get());
   auto* raw = l.get();
@@ -194,28 +194,28 @@ void shard::take_turns() {
 bool shard::hold_parks() {
   // Messages waiting may park more: write them all at once, after the last
   // of them, unless the group is large or old enough already.
-  return !to_park_.empty() && !mailbox().empty()
-         && to_park_.size() < park_group_max
-         && clock::now() - parks_since_ < park_hold;
+  return !parks_.events.empty() && !mailbox().empty()
+         && parks_.events.size() < park_group_max
+         && clock::now() - parks_.since < park_hold;
 }
 
 void shard::write_parks() {
-  if (to_park_.empty())
+  if (parks_.events.empty())
     return;
   // One transaction for the whole group; each key's events in their order.
-  parts_.parks.park(to_park_.data(), to_park_.size());
-  for (size_t i = 0, j = 0; i < to_park_.size(); i = j) {
-    const auto& k = to_park_[i]->k;
-    for (j = i + 1; j < to_park_.size() && to_park_[j]->k == k; ++j) {
+  parts_.parks.park(parks_.events.data(), parks_.events.size());
+  for (size_t i = 0, j = 0; i < parks_.events.size(); i = j) {
+    const auto& k = parks_.events[i]->k;
+    for (j = i + 1; j < parks_.events.size() && parks_.events[j]->k == k; ++j) {
     }
     parts_.keys.ended(k, j - i);
   }
-  finished_ += to_park_.size();
-  for (auto& ev : to_park_) {
+  finished_ += parks_.events.size();
+  for (auto& ev : parks_.events) {
     parts_.msg.ended(*ev);
     out_->items.push_back(std::move(ev));
   }
-  to_park_.clear();
+  parks_.events.clear();
 }
 
 void shard::end_round() {
@@ -227,14 +227,14 @@ void shard::end_round() {
   if (spawned_ != 0)
     parts_.pub.lanes_spawned.fetch_add(std::exchange(spawned_, 0),
                                        std::memory_order_relaxed);
-  if (!state_out_.empty())
-    parts_.state.stage(std::exchange(state_out_, state_round{}));
+  if (!state_.out.empty())
+    parts_.state.stage(std::exchange(state_.out, state_round{}));
   auto hold = hold_parks();
   if (!hold) {
     write_parks();
-  } else if (!park_wakeup_armed_) {
+  } else if (!parks_.wakeup_armed) {
     // Whatever the waiting messages are, the group is written by then.
-    park_wakeup_armed_ = true;
+    parks_.wakeup_armed = true;
     delayed_send(this, park_hold, timer_atom::value, uint64_t{0},
                  uint64_t{0});
   }
@@ -255,12 +255,12 @@ void shard::end_round() {
   // once this one retired, so its outputs follow these. Not while parks
   // are held: a parking lane retires once they are written.
   if (!hold) {
-    retire_due(std::exchange(sweep_due_, false));
+    retire_due(std::exchange(idle_.sweep_due, false));
     // Published, then checked again: a key that began to wait meanwhile
     // either sees these idle lanes (and asks for one) or is seen here.
-    if (parts_.keys.idle_lanes(index_, idle_.size())) {
+    if (parts_.keys.idle_lanes(index_, idle_.lanes.size())) {
       retire_due(false);
-      (void) parts_.keys.idle_lanes(index_, idle_.size());
+      (void) parts_.keys.idle_lanes(index_, idle_.lanes.size());
     }
     arm_linger();
   }
@@ -269,9 +269,9 @@ void shard::end_round() {
     send(supervisor_, parked_gone_atom::value, std::move(report_));
     report_ = std::move(next);
   }
-  if (lanes_.empty() && !trim_armed_ && !trimmed_) {
-    trim_armed_ = true;
-    delayed_send(this, release_after, trim_atom::value, starts_);
+  if (lanes_.empty() && !trim_.armed && !trim_.done) {
+    trim_.armed = true;
+    delayed_send(this, release_after, trim_atom::value, trim_.starts);
   }
   if (!turns_.empty() && !turn_pending_) {
     // Behind whatever is already in the mailbox: new work and completions
@@ -295,23 +295,23 @@ void shard::send_measures() {
 }
 
 void shard::state_dirty(uint64_t lane) {
-  state_dirty_.push_back(lane);
-  if (checkpoint_armed_)
+  state_.dirty.push_back(lane);
+  if (state_.checkpoint_armed)
     return;
-  checkpoint_armed_ = true;
+  state_.checkpoint_armed = true;
   delayed_send(this, std::chrono::milliseconds(parts_.cfg.state_checkpoint_ms),
                checkpoint_atom::value);
 }
 
 void shard::stage_state(state_round r) {
   for (auto& w : r.writes)
-    state_out_.writes.push_back(std::move(w));
+    state_.out.writes.push_back(std::move(w));
   for (auto s : r.seqs)
-    state_out_.seqs.push_back(s);
+    state_.out.seqs.push_back(s);
   for (auto& ev : r.sends)
-    state_out_.sends.push_back(std::move(ev));
+    state_.out.sends.push_back(std::move(ev));
   for (auto& d : r.delivered)
-    state_out_.delivered.push_back(std::move(d));
+    state_.out.delivered.push_back(std::move(d));
 }
 
 void shard::finished(event_ptr ev) {
@@ -325,10 +325,10 @@ void shard::parked(const keylane::key& k) {
 }
 
 void shard::park(std::vector<event_ptr>& evs) {
-  if (to_park_.empty())
-    parks_since_ = clock::now();
+  if (parks_.events.empty())
+    parks_.since = clock::now();
   for (auto& ev : evs)
-    to_park_.push_back(std::move(ev));
+    parks_.events.push_back(std::move(ev));
   evs.clear();
 }
 
@@ -348,13 +348,13 @@ void shard::on_exit() {
   lanes_.clear();
   // The state as of each key's last finished event, written before
   // `stop` returns.
-  if (!state_out_.empty())
-    parts_.state.stage(std::exchange(state_out_, state_round{}));
+  if (!state_.out.empty())
+    parts_.state.stage(std::exchange(state_.out, state_round{}));
   // Ended but never written nor delivered: a durable store keeps them at
   // stop like any other undelivered event.
-  for (auto& ev : to_park_)
+  for (auto& ev : parks_.events)
     parts_.ledger.abandon(std::move(ev), "completed");
-  to_park_.clear();
+  parks_.events.clear();
   if (out_)
     for (auto& ev : out_->items)
       parts_.ledger.abandon(std::move(ev), "completed");

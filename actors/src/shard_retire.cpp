@@ -17,21 +17,22 @@
 namespace keylane::detail {
 
 uint64_t shard::idle(const lane& l) {
-  auto mark = ++idle_marks_;
+  auto mark = ++idle_.marks;
   if (l.held() && !l.parking())
     return mark; // its handler keeps it: not a candidate until released
-  if (linger_.count() == 0 || l.parking())
-    retire_now_.push_back(idle_lane{l.id(), mark, {}});
+  if (idle_.linger.count() == 0 || l.parking())
+    idle_.retire_now.push_back(idle_lane{l.id(), mark, {}});
   else
-    idle_.push_back(idle_lane{l.id(), mark, round_time()}); // the linger is ms
+    // The linger is in ms: the round's clock will do.
+    idle_.lanes.push_back(idle_lane{l.id(), mark, round_time()});
   return mark;
 }
 
 bool shard::retire(lane& l, key_table::retire_round& round) {
   l.retire();
   // The key's next lane, on any shard, loads the state this one left.
-  if (!state_out_.empty())
-    parts_.state.stage(std::exchange(state_out_, state_round{}));
+  if (!state_.out.empty())
+    parts_.state.stage(std::exchange(state_.out, state_round{}));
   auto id = l.id();
   auto k = l.k();
   auto v = round.retire(k, id, l.take_unreleased(), [&] {
@@ -51,33 +52,33 @@ void shard::retire_due(bool sweep) {
     return l != nullptr && l->dry() && l->idle_mark() == x.mark ? l : nullptr;
   };
   key_table::retire_round round{parts_.keys, index_};
-  for (auto& x : retire_now_)
+  for (auto& x : idle_.retire_now)
     if (auto* l = live(x))
       (void) retire(*l, round);
-  retire_now_.clear();
+  idle_.retire_now.clear();
   // While keys wait with the cap full (or lanes exceed a lowered cap), the
   // longest idle lanes retire now, each keeping its slot for a waiting key;
   // else those past the linger (the timer's sweep).
   auto now = sweep ? clock::now() : clock::time_point{};
-  while (!idle_.empty()) {
-    auto x = idle_.front();
+  while (!idle_.lanes.empty()) {
+    auto x = idle_.lanes.front();
     auto* l = live(x);
     if (l == nullptr) {
-      idle_.pop_front();
+      idle_.lanes.pop_front();
       continue;
     }
-    if (!(sweep && now - x.since >= linger_) && !round.wanted())
+    if (!(sweep && now - x.since >= idle_.linger) && !round.wanted())
       break;
-    idle_.pop_front();
+    idle_.lanes.pop_front();
     (void) retire(*l, round);
   }
 }
 
 void shard::arm_linger() {
-  if (linger_armed_ || idle_.empty())
+  if (idle_.linger_armed || idle_.lanes.empty())
     return;
-  linger_armed_ = true;
-  auto due = idle_.front().since + linger_ - clock::now();
+  idle_.linger_armed = true;
+  auto due = idle_.lanes.front().since + idle_.linger - clock::now();
   delayed_send(this,
                std::max<clock::duration>(due, std::chrono::milliseconds(1)),
                linger_atom::value);

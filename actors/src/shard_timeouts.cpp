@@ -23,28 +23,28 @@ void shard::arm_retry(uint64_t lane, uint64_t token, clock::time_point at,
 }
 
 void shard::arm_deadline(deadline d, clock::time_point now) {
-  timeouts_.push_back(d);
-  std::push_heap(timeouts_.begin(), timeouts_.end(), std::greater<>{});
+  timers_.heap.push_back(d);
+  std::push_heap(timers_.heap.begin(), timers_.heap.end(), std::greater<>{});
   arm_timer(d.at, now);
 }
 
 // One CAF timer in force, for the earliest deadline; a later one waits for
 // the sweep that timer triggers.
 void shard::arm_timer(clock::time_point at, clock::time_point now) {
-  if (timeout_armed_ && timeout_armed_at_ <= at)
+  if (timers_.armed && timers_.armed_at <= at)
     return;
-  timeout_armed_ = true;
-  timeout_armed_at_ = at;
+  timers_.armed = true;
+  timers_.armed_at = at;
   delayed_send(this, std::max<clock::duration>(at - now, clock::duration{0}),
-               timeout_atom::value, ++timeout_generation_);
+               timeout_atom::value, ++timers_.generation);
 }
 
 void shard::sweep_timeouts() {
   auto now = clock::now();
-  while (!timeouts_.empty() && timeouts_.front().at <= now) {
-    std::pop_heap(timeouts_.begin(), timeouts_.end(), std::greater<>{});
-    auto due = timeouts_.back();
-    timeouts_.pop_back();
+  while (!timers_.heap.empty() && timers_.heap.front().at <= now) {
+    std::pop_heap(timers_.heap.begin(), timers_.heap.end(), std::greater<>{});
+    auto due = timers_.heap.back();
+    timers_.heap.pop_back();
     auto* l = find(due.lane);
     if (!l)
       continue;
@@ -53,12 +53,12 @@ void shard::sweep_timeouts() {
     else
       l->on_timeout(due.token);
   }
-  if (timeouts_.empty()) {
-    if (timeouts_.capacity() > 4096) // a burst pins no memory after it
-      std::vector<deadline>{}.swap(timeouts_);
+  if (timers_.heap.empty()) {
+    if (timers_.heap.capacity() > 4096) // a burst pins no memory after it
+      std::vector<deadline>{}.swap(timers_.heap);
     return;
   }
-  arm_timer(timeouts_.front().at, now);
+  arm_timer(timers_.heap.front().at, now);
 }
 
 } // namespace keylane::detail

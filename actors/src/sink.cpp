@@ -22,16 +22,16 @@ int64_t now_ns() {
 
 } // namespace
 
-sink::sink(caf::actor_config& cfg, const runtime_parts& parts)
+sink::sink(caf::actor_config& cfg, const sink_parts& parts)
   : caf::event_based_actor(cfg),
     parts_(parts),
     stall_ms_(parts.cfg.stall_ms) {
   parts_.ledger.watch(*this);
-  since_ = clock::now();
+  stall_.since = clock::now();
   configure_window(parts.cfg);
-  spill_ = parts.spill;
-  memory_window_ = parts.cfg.window;
-  spill_max_bytes_ = parts.cfg.spill_max_bytes;
+  spill_.file = parts.spill;
+  spill_.memory_window = parts.cfg.window;
+  spill_.max_bytes = parts.cfg.spill_max_bytes;
   parts_.pub.awaited_since_ns.store(now_ns(), std::memory_order_relaxed);
 }
 
@@ -47,7 +47,7 @@ caf::behavior sink::make_behavior() {
     },
     [this](reload_atom, settings_ptr& live) {
       stall_ms_ = live->stall_ms;
-      memory_window_ = live->window;
+      spill_.memory_window = live->window;
       configure_window(*live);
       watch();
     },
@@ -64,15 +64,16 @@ void sink::take(event_batch& b) {
     measure(b);
   for (auto& ev : b.items) {
     switch (ev->status) {
-      case outcome::ok: ++ok_; break;
-      case outcome::skipped: ++skipped_; break;
-      case outcome::parked: ++parked_; break;
-      default: ++failed_; break;
+      case outcome::ok: ++counts_.ok; break;
+      case outcome::skipped: ++counts_.skipped; break;
+      case outcome::parked: ++counts_.parked; break;
+      default: ++counts_.failed; break;
     }
     if (ev->attempts > 1)
-      retries_ += ev->attempts - 1;
+      counts_.retries += ev->attempts - 1;
     auto seq = ev->seq;
-    if (spill_ && seq - reorder_.next() >= memory_window_ && spill_out(ev))
+    if (spill_.file && seq - reorder_.next() >= spill_.memory_window
+        && spill_out(ev))
       continue;
     // Held even when it is the awaited one: the peak counts the batch.
     reorder_.put(seq, ev.release());
@@ -101,18 +102,19 @@ void sink::release_ready() {
     reorder_.release(ready_);
     // The awaited number is in the spill file: read it back in its turn
     // (or report it lost) and go on past it.
-    if (spilled_.empty() || spilled_.begin()->first != reorder_.next())
+    if (spill_.spilled.empty()
+        || spill_.spilled.begin()->first != reorder_.next())
       break;
     reorder_.skip();
     if (auto ev = spill_in())
       ready_.push_back(ev.release());
   }
-  if (spill_)
+  if (spill_.file)
     after_release();
   if (reorder_.next() != before) {
-    if (stalled_ != none_)
-      end_stall(); // before `since_` moves: the line says how long it was
-    since_ = clock::now();
+    if (stall_.stalled != none_)
+      end_stall(); // before `stall_.since` moves: the line says how long it was
+    stall_.since = clock::now();
     parts_.pub.awaited_since_ns.store(now_ns(),
                                             std::memory_order_relaxed);
   }
@@ -123,16 +125,16 @@ void sink::publish() {
   c.sink_buffered.store(reorder_.held(), std::memory_order_relaxed);
   c.peak_sink_buffered.store(reorder_.peak(), std::memory_order_relaxed);
   c.awaited_seq.store(reorder_.next(), std::memory_order_relaxed);
-  c.ok.store(ok_, std::memory_order_relaxed);
-  c.skipped.store(skipped_, std::memory_order_relaxed);
-  c.failed.store(failed_, std::memory_order_relaxed);
-  c.parked.store(parked_, std::memory_order_relaxed);
-  c.retries.store(retries_, std::memory_order_relaxed);
-  if (spill_) {
-    c.spilled.store(spilled_total_, std::memory_order_relaxed);
-    c.spill_held.store(spilled_.size(), std::memory_order_relaxed);
-    c.spill_bytes.store(spill_->size(), std::memory_order_relaxed);
-    c.peak_spill_held.store(peak_spill_held_, std::memory_order_relaxed);
+  c.ok.store(counts_.ok, std::memory_order_relaxed);
+  c.skipped.store(counts_.skipped, std::memory_order_relaxed);
+  c.failed.store(counts_.failed, std::memory_order_relaxed);
+  c.parked.store(counts_.parked, std::memory_order_relaxed);
+  c.retries.store(counts_.retries, std::memory_order_relaxed);
+  if (spill_.file) {
+    c.spilled.store(spill_.total, std::memory_order_relaxed);
+    c.spill_held.store(spill_.spilled.size(), std::memory_order_relaxed);
+    c.spill_bytes.store(spill_.file->size(), std::memory_order_relaxed);
+    c.peak_spill_held.store(spill_.peak_held, std::memory_order_relaxed);
   }
 }
 
@@ -141,9 +143,9 @@ void sink::on_exit() {
   reorder_.drain(held);
   for (auto* ev : held)
     parts_.ledger.abandon(event_ptr{ev}, "completed");
-  for (auto& [seq, at] : spilled_)
+  for (auto& [seq, at] : spill_.spilled)
     parts_.ledger.abandon(seq, at.k, "completed");
-  spilled_.clear();
+  spill_.spilled.clear();
   for (auto* ev : ready_)
     parts_.ledger.abandon(event_ptr{ev}, "completed");
   ready_.clear();

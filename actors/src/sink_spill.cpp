@@ -35,7 +35,7 @@ bool sink::spill_out(event_ptr& ev) {
   uint64_t offset = 0;
   if (!err) {
     bytes = encode(rec);
-    if (auto at = spill_->append(bytes))
+    if (auto at = spill_.file->append(bytes))
       offset = *at;
     else
       err = std::move(at.error());
@@ -43,35 +43,35 @@ bool sink::spill_out(event_ptr& ev) {
   if (err) {
     // Kept in memory instead: nothing is lost, but admission waits so
     // memory stops growing.
-    if (!spill_error_logged_) {
-      spill_error_logged_ = true;
+    if (!spill_.error_logged) {
+      spill_.error_logged = true;
       parts_.log.write(log_level::error,
                         "spill: " + render(err)
                           + "; results stay in memory and admission waits "
                             "until output drains");
     }
-    if (!admission_held_) {
-      admission_held_ = true;
+    if (!spill_.admission_held) {
+      spill_.admission_held = true;
       publish();
       parts_.in.hold_admission(true);
     }
     return false;
   }
-  spilled_.emplace(rec.seq,
+  spill_.spilled.emplace(rec.seq,
                    spilled_at{offset, static_cast<uint32_t>(bytes.size()),
                               std::move(rec.k)});
-  ++spilled_total_;
-  if (spilled_.size() > peak_spill_held_)
-    peak_spill_held_ = spilled_.size();
+  ++spill_.total;
+  if (spill_.spilled.size() > spill_.peak_held)
+    spill_.peak_held = spill_.spilled.size();
   ev.reset();
-  if (!admission_held_ && spill_->size() >= spill_max_bytes_) {
-    admission_held_ = true;
+  if (!spill_.admission_held && spill_.file->size() >= spill_.max_bytes) {
+    spill_.admission_held = true;
     // Whoever sees admission closed must see the file that closed it.
     publish();
     parts_.in.hold_admission(true);
     parts_.log.write(log_level::warning,
-                      "spill: " + spill_->path() + " reached "
-                        + std::to_string(spill_->size())
+                      "spill: " + spill_.file->path() + " reached "
+                        + std::to_string(spill_.file->size())
                         + " bytes (sink.spill_max_bytes): admission waits "
                           "until output drains it");
   }
@@ -79,10 +79,10 @@ bool sink::spill_out(event_ptr& ev) {
 }
 
 event_ptr sink::spill_in() {
-  auto i = spilled_.begin();
+  auto i = spill_.spilled.begin();
   auto seq = i->first;
   auto at = std::move(i->second);
-  spilled_.erase(i);
+  spill_.spilled.erase(i);
   auto fail = [&](const caf::error& err) {
     parts_.log.write(log_level::error,
                       "spill: cannot read back seq " + std::to_string(seq)
@@ -92,7 +92,7 @@ event_ptr sink::spill_in() {
     parts_.out.forget(1);
     return event_ptr{};
   };
-  auto bytes = spill_->read(at.offset, at.len);
+  auto bytes = spill_.file->read(at.offset, at.len);
   if (!bytes)
     return fail(bytes.error());
   auto rec = decode_spill(*bytes);
@@ -113,12 +113,12 @@ event_ptr sink::spill_in() {
 }
 
 void sink::after_release() {
-  if (spilled_.empty())
-    spill_->clear(); // nothing in it is wanted: start the file over
-  if (admission_held_ && spill_->size() <= spill_max_bytes_ / 2
-      && !(spill_error_logged_ && reorder_.held() > memory_window_)) {
-    admission_held_ = false;
-    spill_error_logged_ = false;
+  if (spill_.spilled.empty())
+    spill_.file->clear(); // nothing in it is wanted: start the file over
+  if (spill_.admission_held && spill_.file->size() <= spill_.max_bytes / 2
+      && !(spill_.error_logged && reorder_.held() > spill_.memory_window)) {
+    spill_.admission_held = false;
+    spill_.error_logged = false;
     parts_.in.hold_admission(false);
   }
 }

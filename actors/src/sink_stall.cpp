@@ -16,10 +16,10 @@
 namespace keylane::detail {
 
 void sink::watch() {
-  if (stall_ms_ == 0 || holding() == 0 || watching_ || !supervisor_)
+  if (stall_ms_ == 0 || holding() == 0 || stall_.watching || !supervisor_)
     return;
-  watching_ = true;
-  auto due = since_ + std::chrono::milliseconds(stall_ms_) - clock::now();
+  stall_.watching = true;
+  auto due = stall_.since + std::chrono::milliseconds(stall_ms_) - clock::now();
   if (due < std::chrono::milliseconds(1))
     due = std::chrono::milliseconds(1);
   delayed_send(this, std::chrono::duration_cast<caf::timespan>(due),
@@ -27,23 +27,23 @@ void sink::watch() {
 }
 
 void sink::check_stall() {
-  watching_ = false;
+  stall_.watching = false;
   if (holding() == 0 || stall_ms_ == 0)
     return;
   auto threshold = std::chrono::milliseconds(stall_ms_);
-  auto waited = clock::now() - since_;
+  auto waited = clock::now() - stall_.since;
   if (waited < threshold) {
     watch();
     return;
   }
   auto awaited = reorder_.next();
-  if (stalled_ != awaited) {
-    stalled_ = awaited;
-    located_ = false;
-    unlocated_ = false;
-  } else if (!located_ && !unlocated_) {
+  if (stall_.stalled != awaited) {
+    stall_.stalled = awaited;
+    stall_.located = false;
+    stall_.unlocated = false;
+  } else if (!stall_.located && !stall_.unlocated) {
     // A whole period without an answer: no lane or queue holds it.
-    unlocated_ = true;
+    stall_.unlocated = true;
     parts_.log.write(log_level::warning,
                       "stall: output waits for seq " + std::to_string(awaited)
                         + " for " + seconds_text(waited) + " with "
@@ -52,41 +52,41 @@ void sink::check_stall() {
                           "(it is still in ingress or on its way)");
   }
   // Ask (again) until someone answers: it may reach a lane meanwhile.
-  if (!located_)
+  if (!stall_.located)
     send(supervisor_, locate_atom::value, awaited);
-  watching_ = true;
+  stall_.watching = true;
   delayed_send(this, std::chrono::duration_cast<caf::timespan>(threshold),
                stall_atom::value);
 }
 
 void sink::on_located(uint64_t seq, const key& k, const std::string& where,
                       int64_t submitted_ns) {
-  if (seq != stalled_ || located_)
+  if (seq != stall_.stalled || stall_.located)
     return;
-  located_ = true;
-  stalled_key_ = k.to_string();
+  stall_.located = true;
+  stall_.key = k.to_string();
   auto now = clock::now();
   auto age = now.time_since_epoch() - std::chrono::nanoseconds{submitted_ns};
   parts_.log.write(log_level::warning,
                     "stall: output waits for seq " + std::to_string(seq)
-                      + " (key " + stalled_key_ + ") for "
-                      + seconds_text(now - since_) + ", submitted "
+                      + " (key " + stall_.key + ") for "
+                      + seconds_text(now - stall_.since) + ", submitted "
                       + seconds_text(age) + " ago, "
                       + std::to_string(holding())
                       + " later results held back: " + where);
 }
 
 void sink::end_stall() {
-  if (located_ || unlocated_)
+  if (stall_.located || stall_.unlocated)
     parts_.log.write(log_level::warning,
-                      "stall cleared: seq " + std::to_string(stalled_)
-                        + (located_ ? " (key " + stalled_key_ + ")" : "")
+                      "stall cleared: seq " + std::to_string(stall_.stalled)
+                        + (stall_.located ? " (key " + stall_.key + ")" : "")
                         + " reached the output after "
-                        + seconds_text(clock::now() - since_));
-  stalled_ = none_;
-  located_ = false;
-  unlocated_ = false;
-  stalled_key_.clear();
+                        + seconds_text(clock::now() - stall_.since));
+  stall_.stalled = none_;
+  stall_.located = false;
+  stall_.unlocated = false;
+  stall_.key.clear();
 }
 
 } // namespace keylane::detail

@@ -44,7 +44,8 @@ void sink::on_window_tick() {
   sizing_ = false;
   if (!auto_window_)
     return;
-  auto waiting = holding() > 0 ? clock::now() - since_ : clock::duration::zero();
+  auto waiting = holding() > 0 ? clock::now() - stall_.since
+                               : clock::duration::zero();
   parts_.in.resize_window(sizer_.resize(waiting, window_floor_, window_max_));
   // Keep measuring while anything is recent or held back; the next batch
   // re-arms it otherwise.

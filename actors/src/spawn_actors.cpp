@@ -21,9 +21,9 @@ runtime_actors spawn_actors(caf::actor_system& sys, const runtime_parts& p,
   if (p.cfg.order == order_mode::global
       && p.cfg.output_thread == output_thread::consumer
       && p.out.has_callback())
-    a.sink = sys.spawn<sink, caf::detached>(p);
+    a.sink = sys.spawn<sink, caf::detached>(sink_parts(p));
   else
-    a.sink = sys.spawn<sink>(p);
+    a.sink = sys.spawn<sink>(sink_parts(p));
   auto maker = std::make_shared<handler_maker>(std::move(make),
                                                std::move(params));
   // The shards take events from the first submit on, so they exist (and
@@ -31,10 +31,11 @@ runtime_actors spawn_actors(caf::actor_system& sys, const runtime_parts& p,
   std::vector<caf::actor> shards;
   for (size_t i = 0; i < p.boxes.shard_count(); ++i) {
     shards.push_back(
-      sys.spawn<shard>(p, a.sink, static_cast<uint32_t>(i), maker));
+      sys.spawn<shard>(shard_parts(p), a.sink, static_cast<uint32_t>(i),
+                       maker));
     p.boxes.attach_shard(i, shards.back());
   }
-  a.supervisor = sys.spawn<supervisor>(p, a.sink, shards,
+  a.supervisor = sys.spawn<supervisor>(supervisor_parts(p), a.sink, shards,
                                        std::move(parked));
   // Ahead of anything a submit could make them send or receive.
   caf::anon_send(a.sink, supervisor_atom::value, a.supervisor);

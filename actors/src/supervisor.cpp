@@ -18,7 +18,7 @@
 
 namespace keylane::detail {
 
-supervisor::supervisor(caf::actor_config& cfg, const runtime_parts& parts,
+supervisor::supervisor(caf::actor_config& cfg, const supervisor_parts& parts,
                        caf::actor sink,
                        std::vector<caf::actor> shards,
                        std::vector<key> parked)

@@ -22,7 +22,7 @@
 #include "keylane/detail/lane_messaging.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/running_attempt.hpp"
-#include "keylane/detail/runtime_parts.hpp"
+#include "keylane/detail/actor_parts.hpp"
 #include "keylane/detail/state_cursor.hpp"
 #include "keylane/detail/unique_function.hpp"
 #include "keylane/handler.hpp"
@@ -64,7 +64,7 @@ class alignas(64) lane {
 public:
   /// A lane for key `k` with id `id` (its first event names both); it
   /// builds its handler with `maker` when it first has an event to run.
-  lane(shard* host, const runtime_parts& parts, uint64_t id, keylane::key k,
+  lane(shard* host, const shard_parts& parts, uint64_t id, keylane::key k,
        handler_maker* maker);
   ~lane();
   lane(const lane&) = delete;
@@ -207,7 +207,7 @@ private:
 
   running_attempt attempt_;
   uint64_t idle_mark_ = 0;    // its shard's mark of it being dry, 0: not
-  const runtime_parts& parts_; // its shard's
+  const shard_parts& parts_; // its shard's
   // Finished events handed to the shard's output whose backlog counts are
   // not given back yet (see `release_every_`).
   uint32_t unreleased_ = 0;

@@ -55,7 +55,7 @@ using shard_report_ptr = std::shared_ptr<shard_report>;
 class shard : public caf::event_based_actor {
 public:
   /// Learns the supervisor from its first message (`supervisor_atom`).
-  shard(caf::actor_config& cfg, const runtime_parts& parts, caf::actor sink,
+  shard(caf::actor_config& cfg, const shard_parts& parts, caf::actor sink,
         uint32_t index, handler_maker_ptr maker);
   ~shard() override;
 
@@ -115,7 +115,7 @@ public:
   void state_dirty(uint64_t lane);
   /// State writes (and durable events) of this round, staged when it ends,
   /// before the round's report (a retired key's next lane loads them).
-  [[nodiscard]] state_round& state_out() noexcept { return state_out_; }
+  [[nodiscard]] state_round& state_out() noexcept { return state_.out; }
   void stage_state(state_round r);
   /// Tells the sink where event `seq` is (stall log).
   void located(uint64_t seq, const keylane::key& k, std::string where,
@@ -137,7 +137,7 @@ private:
   void sweep_timeouts();
   void arm_timer(clock::time_point at, clock::time_point now);
 
-  runtime_parts parts_; // its lanes use them too
+  shard_parts parts_; // its lanes use them too
   uint32_t index_;
   caf::actor supervisor_;
   caf::actor sink_;
@@ -166,28 +166,34 @@ private:
     uint64_t id, mark;
     clock::time_point since;
   };
-  std::deque<idle_lane> idle_;
-  std::vector<idle_lane> retire_now_;
-  uint64_t idle_marks_ = 0;
+  struct idle_lanes {
+    std::deque<idle_lane> lanes;
+    std::vector<idle_lane> retire_now;
+    uint64_t marks = 0;
+    std::chrono::milliseconds linger;
+    bool linger_armed = false;
+    bool sweep_due = false; // the linger timer fired: retire who is past it
+  } idle_;
   clock::time_point round_time_;
   bool round_time_valid_ = false; // until the round ends (end_round)
-  std::chrono::milliseconds linger_;
-  bool linger_armed_ = false;
-  bool sweep_due_ = false; // the linger timer fired: retire who is past it
   bool turn_pending_ = false;
   // Giving memory back once idle: a trim_atom is on its way, carrying
-  // `starts_` (lanes started so far) to tell whether the shard stayed idle.
-  bool trim_armed_ = false;
-  bool trimmed_ = false; // and no lane started since
-  uint64_t starts_ = 0;
+  // `starts` (lanes started so far) to tell whether the shard stayed idle.
+  struct trim_state {
+    bool armed = false;
+    bool done = false; // and no lane started since
+    uint64_t starts = 0;
+  } trim_;
   uint64_t spawned_ = 0; // lane starts not yet counted in `pub`
   settings_ptr settings_;
   uint64_t settings_gen_ = 0;
   // Parks not yet written, in the order the lanes gave them, and since when
   // the oldest of them waits.
-  std::vector<event_ptr> to_park_;
-  clock::time_point parks_since_;
-  bool park_wakeup_armed_ = false;
+  struct park_group {
+    std::vector<event_ptr> events;
+    clock::time_point since;
+    bool wakeup_armed = false;
+  } parks_;
   // Attempt deadlines and retry backoffs, earliest first (a min-heap): one
   // CAF timer for the earliest, where a timer per attempt cost CAF's clock
   // thread a message for every asynchronous event. Entries of attempts
@@ -199,15 +205,19 @@ private:
     bool retry; // the backoff of a failed attempt ends, else it times out
     bool operator>(const deadline& x) const noexcept { return at > x.at; }
   };
-  std::vector<deadline> timeouts_;
+  struct deadline_timer {
+    std::vector<deadline> heap;
+    bool armed = false;
+    clock::time_point armed_at;
+    uint64_t generation = 0; // of the timer in force
+  } timers_;
   void arm_deadline(deadline d, clock::time_point now);
-  bool timeout_armed_ = false;
-  clock::time_point timeout_armed_at_;
-  uint64_t timeout_generation_ = 0; // of the timer in force
   // Keyed state: lanes with unwritten changes, and the round's writes.
-  std::vector<uint64_t> state_dirty_;
-  bool checkpoint_armed_ = false;
-  state_round state_out_;
+  struct state_writes {
+    std::vector<uint64_t> dirty;
+    bool checkpoint_armed = false;
+    state_round out;
+  } state_;
 };
 
 } // namespace keylane::detail

@@ -11,7 +11,7 @@
 #include "keylane/config.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/reorder_buffer.hpp"
-#include "keylane/detail/runtime_parts.hpp"
+#include "keylane/detail/actor_parts.hpp"
 #include "keylane/detail/spill_file.hpp"
 #include "keylane/detail/window_sizer.hpp"
 #include "keylane/key.hpp"
@@ -30,7 +30,7 @@ namespace keylane::detail {
 /// stall log.
 class sink : public caf::event_based_actor {
 public:
-  sink(caf::actor_config& cfg, const runtime_parts& parts);
+  sink(caf::actor_config& cfg, const sink_parts& parts);
 
   caf::behavior make_behavior() override;
   void on_exit() override;
@@ -57,31 +57,31 @@ private:
   event_ptr spill_in();
   void after_release();
   [[nodiscard]] uint64_t holding() const noexcept {
-    return reorder_.held() + spilled_.size();
+    return reorder_.held() + spill_.spilled.size();
   }
 
-  runtime_parts parts_;
+  sink_parts parts_;
   size_t stall_ms_;
   // Results waiting for their turn (owned; `on_exit` abandons them), and
   // the awaited number.
   reorder_buffer<event_base*> reorder_{order_mode::global};
-  uint64_t ok_ = 0;
-  uint64_t skipped_ = 0;
-  uint64_t failed_ = 0;
-  uint64_t parked_ = 0;
-  uint64_t retries_ = 0;
+  struct outcome_counts {
+    uint64_t ok = 0, skipped = 0, failed = 0, parked = 0, retries = 0;
+  } counts_;
   std::vector<event_base*> ready_;
 
-  // Stall log: the supervisor locates a stalled event; `stalled_` is the
+  // Stall log: the supervisor locates a stalled event; `stalled` is the
   // sequence number a stall was declared for (none_ when output flows).
   static constexpr uint64_t none_ = UINT64_MAX;
   caf::actor supervisor_;
-  clock::time_point since_;  // when waiting for `reorder_.next()` began
-  bool watching_ = false;    // a check is scheduled
-  uint64_t stalled_ = none_;
-  bool located_ = false;     // the stall line named its key
-  bool unlocated_ = false;   // the stall line could not name it
-  std::string stalled_key_;
+  struct stall_watch {
+    clock::time_point since; // when waiting for `reorder_.next()` began
+    bool watching = false;   // a check is scheduled
+    uint64_t stalled = none_;
+    bool located = false;    // the stall line named its key
+    bool unlocated = false;  // the stall line could not name it
+    std::string key;
+  } stall_;
 
   // `window = "auto"`: the sink measures and resizes the admission window.
   bool auto_window_ = false;
@@ -90,21 +90,23 @@ private:
   size_t window_max_ = 0;
   window_sizer sizer_;
 
-  // `sink.spill_path`: results beyond `memory_window_` of the awaited
-  // number go to the spill file; `spilled_` maps their numbers to where.
+  // `sink.spill_path`: results beyond `memory_window` of the awaited
+  // number go to the spill file; `spilled` maps their numbers to where.
   struct spilled_at {
     uint64_t offset;
     uint32_t len;
     keylane::key k;
   };
-  spill_file* spill_ = nullptr;
-  size_t memory_window_ = 0;
-  size_t spill_max_bytes_ = 0;
-  std::map<uint64_t, spilled_at> spilled_;
-  uint64_t spilled_total_ = 0;
-  uint64_t peak_spill_held_ = 0;
-  bool admission_held_ = false;
-  bool spill_error_logged_ = false;
+  struct spill_state {
+    spill_file* file = nullptr;
+    size_t memory_window = 0;
+    size_t max_bytes = 0;
+    std::map<uint64_t, spilled_at> spilled;
+    uint64_t total = 0;
+    uint64_t peak_held = 0;
+    bool admission_held = false;
+    bool error_logged = false;
+  } spill_;
 };
 
 } // namespace keylane::detail

@@ -32,7 +32,7 @@ namespace keylane::detail {
 /// as every actor.
 class supervisor : public caf::event_based_actor {
 public:
-  supervisor(caf::actor_config& cfg, const runtime_parts& parts,
+  supervisor(caf::actor_config& cfg, const supervisor_parts& parts,
              caf::actor sink,
              std::vector<caf::actor> shards, std::vector<key> parked);
 
@@ -56,7 +56,7 @@ private:
   void locate(uint64_t seq);
   void on_trim(uint64_t spawned);
 
-  runtime_parts parts_; // its shards take them too
+  supervisor_parts parts_;
   caf::actor sink_;
   settings_ptr live_;
   size_t ingress_batch_;
