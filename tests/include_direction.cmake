@@ -8,6 +8,10 @@
 #    assembles them. A folder under runtime/ that is not in the list fails,
 #    so a new subsystem has to take its place in the order.
 # 3. A private header (src/, included by a bare name) is its own folder's.
+# 4. <keylane/runtime.hpp>, which every program includes, does not bring in
+#    the queue and hash-table libraries of the event path (moodycamel's
+#    concurrentqueue, tsl::robin_map): followed through every keylane header
+#    it includes, none of them names one.
 # Usage: cmake -DSOURCE_DIR=<repo> -DSUBSYSTEMS=a,b,... -P include_direction.cmake
 string(REPLACE "," ";" order "${SUBSYSTEMS}")
 list(LENGTH order n_subsystems)
@@ -84,8 +88,40 @@ foreach(s IN LISTS order)
   math(EXPR i "${i} + 1")
 endforeach()
 
+# 4. What <keylane/runtime.hpp> brings in, header by header.
+set(todo "keylane/runtime.hpp")
+set(seen "")
+set(reached 0)
+while(todo)
+  list(POP_FRONT todo h)
+  string(MAKE_C_IDENTIFIER "${h}" id)
+  if(NOT DEFINED home_name_${id})
+    continue()
+  endif()
+  list(APPEND seen "${h}")
+  math(EXPR reached "${reached} + 1")
+  file(STRINGS "${SOURCE_DIR}/runtime/${home_name_${id}}/include/${h}" lines
+       REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "concurrentqueue|robin_map")
+      string(APPEND bad "\n  ${h}: ${line} (reached from keylane/runtime.hpp)")
+    elseif(line MATCHES "[\"<](keylane/[^\">]+)[\">]")
+      list(FIND seen "${CMAKE_MATCH_1}" at_seen)
+      list(FIND todo "${CMAKE_MATCH_1}" at_todo)
+      if(at_seen EQUAL -1 AND at_todo EQUAL -1)
+        list(APPEND todo "${CMAKE_MATCH_1}")
+      endif()
+    endif()
+  endforeach()
+endwhile()
+if(reached LESS 10)
+  string(APPEND bad "\n  only ${reached} headers reached from keylane/runtime.hpp")
+endif()
+
 if(bad)
   message(FATAL_ERROR "runtime/'s include direction is broken:${bad}")
 endif()
 message(STATUS "${checked} files under runtime/ include nothing from actors/ "
-                "and nothing from a later subsystem (${SUBSYSTEMS})")
+                "and nothing from a later subsystem (${SUBSYSTEMS}); the "
+                "${reached} headers keylane/runtime.hpp brings in name no "
+                "concurrentqueue or robin_map")

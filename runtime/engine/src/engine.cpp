@@ -8,6 +8,8 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/inboxes.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/metrics_component.hpp"
 #include "keylane/detail/runtime_parts.hpp"
 #include "keylane/reload.hpp"
@@ -58,9 +60,10 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
     log_(cfg_.log),
     live_(cfg_),
     ledger_(waiter_, cfg_.park == park_mode::sqlite),
-    inboxes_(shards_for(cfg_)),
-    keys_(cfg_.key_backlog, cfg_.max_active_keys, inboxes_),
-    ingress_(initial_window(cfg_), keys_, inboxes_, waiter_),
+    inboxes_(std::make_unique<inboxes>(shards_for(cfg_))),
+    keys_(std::make_unique<key_table>(cfg_.key_backlog, cfg_.max_active_keys,
+                                      *inboxes_)),
+    ingress_(initial_window(cfg_), *keys_, *inboxes_, waiter_),
     messaging_(ingress_, cfg_.messaging_max_in_flight,
                cfg_.messaging_max_timers),
     // Global order with `output_thread = "consumer"`: the sink calls the
@@ -73,7 +76,7 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
                   && cfg_.output_thread == output_thread::consumer),
             cfg_.output_thread == output_thread::automatic,
             ingress_, waiter_, log_, pub_, live_) {
-  inboxes_.set_inline(ops_.inline_fill, ops_.inline_event);
+  inboxes_->set_inline(ops_.inline_fill, ops_.inline_event);
 }
 
 caf::expected<std::unique_ptr<engine>>
@@ -140,7 +143,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   }
   auto* raw = eng.get();
   runtime_parts parts{raw->cfg_,    raw->ops_,  raw->ingress_,
-                      raw->keys_,   raw->inboxes_,
+                      *raw->keys_,  *raw->inboxes_,
                       raw->output_, *raw->parks_, *raw->state_, raw->live_,
                       raw->ledger_, raw->pub_,  raw->log_,
                       raw->messaging_, raw->spill_.get()};
@@ -148,7 +151,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
                              raw->cfg_.params, std::move(parked));
   raw->supervisor_ = std::move(actors.supervisor);
   raw->sink_ = std::move(actors.sink);
-  raw->inboxes_.attach_supervisor(raw->supervisor_);
+  raw->inboxes_->attach_supervisor(raw->supervisor_);
   raw->messaging_.use_timer_actor(raw->supervisor_);
   auto window = c.window_auto ? std::max(c.window, c.window_max) : c.window;
   if (window != unbounded && c.messaging_max_in_flight < window)
@@ -282,8 +285,8 @@ stop_report engine::stop() {
     state_->close(std::chrono::seconds(30));
   for (auto& ev : output_.finish())
     ledger_.abandon(std::move(ev), "completed");
-  auto left = keys_.take_all_held();
-  for (auto& ev : inboxes_.detach_all())
+  auto left = keys_->take_all_held();
+  for (auto& ev : inboxes_->detach_all())
     left.push_back(std::move(ev));
   for (auto& ev : left)
     ledger_.abandon(std::move(ev), "queued");
@@ -312,10 +315,10 @@ keylane::stats engine::snapshot() const {
 #undef KEYLANE_LOAD_table
 #undef KEYLANE_LOAD_pub
   // The cap's own counts: every lane start and retire moves them.
-  s.active_lanes = keys_.active();
-  s.peak_active_lanes = keys_.peak_active();
-  s.waiting_keys = keys_.waiting();
-  s.ingress_depth = inboxes_.depth();
+  s.active_lanes = keys_->active();
+  s.peak_active_lanes = keys_->peak_active();
+  s.waiting_keys = keys_->waiting();
+  s.ingress_depth = inboxes_->depth();
   s.window = ingress_.window();
   s.latency = pub_.latency.snapshot();
   auto m = messaging_.counters();

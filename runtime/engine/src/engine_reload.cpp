@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "keylane/detail/engine.hpp"
+#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/messages.hpp"
 
 namespace keylane::detail {
@@ -103,7 +104,7 @@ caf::expected<reload_report> engine::reload(settings next) {
   live_.set(fixed);
   // In force when reload returns: a key admitted after this never sees the
   // old cap (the supervisor only retires lanes above it and admits keys).
-  keys_.set_cap(fixed->max_active_keys);
+  keys_->set_cap(fixed->max_active_keys);
   log_.threshold(fixed->log);
   // An automatic window is sized by the sink from here on; with a spill
   // file the window bounds the sink's memory, not admission. A larger

@@ -15,6 +15,7 @@
 #include "keylane/config.hpp"
 #include "keylane/config_loader.hpp"
 #include "keylane/detail/engine.hpp"
+#include "keylane/detail/inbox_item.hpp"
 #include "keylane/detail/kept_event.hpp"
 #include "keylane/event.hpp"
 #include "keylane/handler_registry.hpp"

@@ -17,9 +17,7 @@
 #include "keylane/config.hpp"
 #include "keylane/detail/counters.hpp"
 #include "keylane/detail/event_base.hpp"
-#include "keylane/detail/inboxes.hpp"
 #include "keylane/detail/ingress.hpp"
-#include "keylane/detail/key_table.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/logger.hpp"
 #include "keylane/detail/messaging.hpp"
@@ -38,6 +36,9 @@
 #include "keylane/stats.hpp"
 
 namespace keylane::detail {
+
+class inboxes;
+class key_table;
 
 /// The untyped core of a runtime: it builds the parts (ingress, output,
 /// park service, live settings, stop ledger, counters) and the actor
@@ -167,8 +168,11 @@ private:
   std::unique_ptr<park_service> parks_;
   std::unique_ptr<state_service> state_;
   std::unique_ptr<spill_file> spill_;
-  inboxes inboxes_;
-  key_table keys_;
+  // Held by pointer so that runtime.hpp does not bring the queue and hash
+  // table libraries into every user's compile: submit goes through
+  // `ingress_`, which holds them by reference, so no event pays for it.
+  std::unique_ptr<inboxes> inboxes_;
+  std::unique_ptr<key_table> keys_;
   ingress ingress_;
   messaging messaging_;
   output output_;
