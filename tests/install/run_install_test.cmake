@@ -8,6 +8,9 @@
 #   3. build it and run its app, checking what it prints
 #   4. check that docs/install.md's list of the Debian packages that consumer needs
 #      is what its build used (check_packages.cmake)
+#   5. build the same program again with the compiler alone and
+#      `pkg-config --cflags --libs` of its keylane packages (the installed
+#      keylane*.pc), run it and check what it prints again
 # Any failing step fails the test with that step's output.
 #
 # Arguments (-D): BUILD_DIR, WORK_DIR, CONSUMERS_DIR, README (required);
@@ -52,7 +55,7 @@ run_step("install ${BUILD_DIR} into ${prefix}"
 # (with ARGS), match each of the regexes after EXPECT, check its packages
 # against the docs/install.md sentence that starts with MARKER.
 function(run_consumer name)
-  cmake_parse_arguments(arg "" "MARKER" "ARGS;EXPECT" ${ARGN})
+  cmake_parse_arguments(arg "" "MARKER" "ARGS;EXPECT;PKGS" ${ARGN})
   set(consumer_build "${WORK_DIR}/${name}-build")
   set(configure_args
     -S "${CONSUMERS_DIR}/${name}" -B "${consumer_build}"
@@ -105,16 +108,59 @@ function(run_consumer name)
   endforeach()
   set(marker "${arg_MARKER}")
   include("${CMAKE_CURRENT_LIST_DIR}/check_packages.cmake")
+
+  # The same program through pkg-config, with the flags it gives alone.
+  set(ENV{PKG_CONFIG_PATH} "${pc_dir}")
+  run_step("pkg-config --cflags --libs ${arg_PKGS}"
+    "${PKG_CONFIG}" --cflags --libs ${arg_PKGS})
+  string(STRIP "${step_output}" pc_flags)
+  message(STATUS "install test: pkg-config says: ${pc_flags}")
+  string(FIND "${pc_flags}" "-L${pc_prefix_real}/" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "install test: pkg-config's flags for ${arg_PKGS} do "
+                        "not name the scratch prefix's libraries: ${pc_flags}")
+  endif()
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  set(sanitize "")
+  if(SANITIZERS)
+    set(sanitize "-fsanitize=${SANITIZERS}" -fno-omit-frame-pointer)
+  endif()
+  set(pc_app "${WORK_DIR}/${name}-pkgconfig-app")
+  run_step("build the ${name} consumer with pkg-config's flags"
+    "${CXX_COMPILER}" -std=c++17 ${sanitize} "${CONSUMERS_DIR}/${name}/main.cpp"
+    ${pc_flags} -o "${pc_app}")
+  run_step("run ${pc_app}" "${pc_app}" ${arg_ARGS})
+  foreach(expected IN LISTS arg_EXPECT)
+    if(NOT step_output MATCHES "${expected}")
+      message(FATAL_ERROR "install test: the ${name} consumer built with "
+                          "pkg-config's flags lacks /${expected}/ in its output")
+    endif()
+  endforeach()
 endfunction()
+
+# pkg-config's files: where the install put them, and what resolves the
+# prefix they compute from their own place.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+file(GLOB_RECURSE core_pc "${prefix}/*/keylane.pc")
+if(NOT core_pc)
+  message(FATAL_ERROR "install test: no keylane.pc under ${prefix}")
+endif()
+get_filename_component(pc_dir "${core_pc}" DIRECTORY)
+file(REAL_PATH "${prefix}" pc_prefix_real)
+if(NOT CXX_COMPILER)
+  set(CXX_COMPILER c++)
+endif()
 
 
 run_consumer(core
+  PKGS keylane
   MARKER "A program that uses the core alone needs these Debian packages:"
   EXPECT "keylane [0-9]+\\.[0-9]+\\.[0-9]+"
          "error_code\\(errc::window_full\\) = keylane:1"
          "sum of doubled 1..3 = 12"
          "without keylane::sqlite: invalid_config: park.store = \"sqlite\" needs keylane's SQLite park store, which this program does not link: link keylane::sqlite")
 run_consumer(state
+  PKGS keylane-state keylane-sqlite keylane-metrics
   MARKER "With the state, sqlite and metrics components it needs these Debian packages:"
   ARGS "${WORK_DIR}/park.db"
   EXPECT "stable_hash\\(\"acct-1\"\\) = [0-9]+"
@@ -123,6 +169,7 @@ run_consumer(state
          "state of acct-1 after a reopen = state bytes")
 if(KAFKA)
   run_consumer(kafka
+    PKGS keylane-kafka
     MARKER "With the kafka component it needs these Debian packages:"
     EXPECT "mock cluster at 127\\.0\\.0\\.1:[0-9]+.* has topic ledger"
            "committable after 0 and 1 of 0..2 = 2")
