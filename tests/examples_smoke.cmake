@@ -166,6 +166,15 @@ keylane_smoke_example("kafka_ledger --print-config" kafka_ledger
 keylane_smoke_example("keylane_bench --print-config" keylane_bench
   "\\[runtime\\]\nmax_active_keys = 3\n.*key_backlog = 65536" --print-config
   --set runtime.max_active_keys=3)
+# The operator tools load the runtime's config too (for its store's path).
+keylane_smoke_example("keylane-park --print-config" keylane-park
+  "\\[runtime\\]\nmax_active_keys = 3\n.*\\[park\\]\nstore = \"sqlite\"\npath = \"kp.db\"" --print-config
+  --set runtime.max_active_keys=3 --set park.store=sqlite --set park.path=kp.db)
+keylane_smoke_example("keylane-state --print-config" keylane-state
+  "\\[runtime\\]\nmax_active_keys = 3\n.*\\[state\\]\nstore = \"rocksdb\"\npath = \"ks\"" --print-config
+  --set runtime.max_active_keys=3 --set state.store=rocksdb --set state.path=ks)
+keylane_smoke_example_exit("keylane-state --print-config with a bad --set"
+  keylane-state 2 "no_such" --print-config --set runtime.no_such=1)
 
 add_test(NAME "readme: the first C++ block is examples/readme/main.cpp, the first TOML block its app.toml"
   COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md

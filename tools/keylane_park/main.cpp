@@ -31,6 +31,7 @@ using keylane::detail::printable;
 using keylane::detail::text_table;
 using keylane::detail::tool_command_line;
 using keylane::detail::parse_tool_command_line;
+using keylane::detail::settings_of;
 
 constexpr int exit_ok = 0;
 constexpr int exit_failed = 1;
@@ -61,6 +62,8 @@ options:
                       overrides a key of that config, as the programs that
                       run the runtime do (repeatable; --set park.path=X
                       alone names FILE too)
+  --print-config      prints the settings --config and --set give (the
+                      runtime's whole config, as TOML) and exits
   --int-key           KEY is an integer key (unsigned 64-bit, decimal);
                       without it KEY is a string key: "7" and --int-key 7
                       are different keys
@@ -93,15 +96,10 @@ std::string cell(const key& k) {
 
 /// FILE from --config and --set: park.path of a "sqlite" park store.
 std::optional<failure> file_from_settings(tool_command_line& cl) {
-  settings s;
-  if (cl.config) {
-    auto loaded = load(*cl.config);
-    if (!loaded)
-      return failure{exit_failed, render(loaded.error())};
-    s = std::move(*loaded);
-  }
-  if (auto err = apply_overrides(s, cl.sets))
-    return failure{exit_usage, render(err)};
+  auto given = settings_of(cl);
+  if (given.status != 0)
+    return failure{given.status, given.error};
+  auto& s = given.s;
   // --set park.path alone implies the sqlite store.
   if (!cl.config && s.park == park_mode::memory && !s.park_path.empty())
     s.park = park_mode::sqlite;
@@ -236,6 +234,13 @@ std::optional<failure> run(int argc, char** argv) {
     return failure{exit_usage, *f};
   if (cl.help) {
     std::cout << help_text;
+    return std::nullopt;
+  }
+  if (cl.print_config) {
+    auto given = settings_of(cl);
+    if (given.status != 0)
+      return failure{given.status, given.error};
+    std::cout << to_toml(given.s) << std::flush;
     return std::nullopt;
   }
   if (cl.from_settings())

@@ -76,6 +76,8 @@ options:
                       overrides a key of that config, as the programs that
                       run the runtime do (repeatable; --set state.path=X
                       alone names DIR too)
+  --print-config      prints the settings --config and --set give (the
+                      runtime's whole config, as TOML) and exits
   --int-key           KEY is an integer key (unsigned 64-bit, decimal);
                       without it KEY is a string key: "7" and --int-key 7
                       are different keys
@@ -108,15 +110,10 @@ std::string help(const std::string& prog) {
 std::optional<tool_failure> dir_from_settings(tool_command_line& cl,
                                               const std::string& prog,
                                               state_recovery& recover) {
-  settings s;
-  if (cl.config) {
-    auto loaded = load(*cl.config);
-    if (!loaded)
-      return tool_failure{tool_exit_failed, render(loaded.error())};
-    s = std::move(*loaded);
-  }
-  if (auto err = apply_overrides(s, cl.sets))
-    return tool_failure{tool_exit_usage, render(err)};
+  auto given = detail::settings_of(cl);
+  if (given.status != 0)
+    return tool_failure{given.status, given.error};
+  auto& s = given.s;
   // --set state.path alone implies the rocksdb store.
   if (!cl.config && s.state_store == state_backend::none
       && !s.state_path.empty())
@@ -200,6 +197,13 @@ std::optional<tool_failure> run(int argc, char** argv,
     return tool_failure{tool_exit_usage, *f};
   if (cl.help) {
     io.out << help(io.prog);
+    return std::nullopt;
+  }
+  if (cl.print_config) {
+    auto given = detail::settings_of(cl);
+    if (given.status != 0)
+      return tool_failure{given.status, given.error};
+    io.out << to_toml(given.s) << std::flush;
     return std::nullopt;
   }
   auto recover = state_recovery::strict;

@@ -6,6 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "keylane/config_loader.hpp"
+#include "keylane/errc.hpp"
+
 namespace keylane::detail {
 
 namespace {
@@ -96,6 +99,7 @@ parse_tool_command_line(int argc, char** argv, const tool_grammar& grammar,
   std::vector<std::string> args;
   app.add_flag("-h,--help", out.help);
   app.add_flag("--int-key", int_key);
+  app.add_flag("--print-config", out.print_config);
   app.add_option("--config", out.config);
   // One value per --set, so that "--set k=v list" leaves "list" a command.
   app.add_option("--set", out.sets)
@@ -107,9 +111,27 @@ parse_tool_command_line(int argc, char** argv, const tool_grammar& grammar,
   } catch (const CLI::ParseError& e) {
     return std::string{e.what()} + "\n(see '" + grammar.prog + " --help')";
   }
-  if (out.help)
+  if (out.help || out.print_config)
     return std::nullopt;
   return positionals{grammar, out, int_key}.check(std::move(args));
+}
+
+tool_settings settings_of(const tool_command_line& cl) {
+  tool_settings out;
+  if (cl.config) {
+    auto loaded = load(*cl.config);
+    if (!loaded) {
+      out.status = 1;
+      out.error = render(loaded.error());
+      return out;
+    }
+    out.s = std::move(*loaded);
+  }
+  if (auto err = apply_overrides(out.s, cl.sets)) {
+    out.status = 2;
+    out.error = render(err);
+  }
+  return out;
 }
 
 } // namespace keylane::detail

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "keylane/config.hpp"
 #include "keylane/key.hpp"
 
 namespace keylane::detail {
@@ -31,6 +32,9 @@ struct tool_grammar {
 struct tool_command_line {
   /// -h or --help: print the help, nothing else is checked.
   bool help = false;
+  /// --print-config: print the settings --config and --set give, as TOML;
+  /// no command or store is checked.
+  bool print_config = false;
   /// list, show, export or the grammar's `remove`.
   std::string command;
   /// FILE or DIR; empty when it comes from the settings.
@@ -53,5 +57,14 @@ struct tool_command_line {
 [[nodiscard]] std::optional<std::string>
 parse_tool_command_line(int argc, char** argv, const tool_grammar& grammar,
                         tool_command_line& out);
+
+/// The settings --config and --set give (the defaults, without them), or
+/// what is wrong with them and the exit status for it.
+struct tool_settings {
+  settings s;
+  int status = 0; // 1: the config file; 2: a --set (wrong usage)
+  std::string error;
+};
+[[nodiscard]] tool_settings settings_of(const tool_command_line& cl);
 
 } // namespace keylane::detail
