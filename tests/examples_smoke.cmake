@@ -135,12 +135,9 @@ keylane_smoke_example_exit("pipeline rejects a bad --set" pipeline 2
   "--set runtime.max_active_keys=0: must be >= 1" --quick
   --set runtime.max_active_keys=0)
 
-# The README example: its balance survives the lane's retire (keyed state
-# in memory), and a run_later timer finishes each event.
-keylane_smoke_example("readme example keeps state across a retire" readme_example
-  "acct-7 100\nacct-7 300\nacct-7 250\n"
-  ${PROJECT_SOURCE_DIR}/examples/readme/app.toml)
-# ... and logs at start the settings app.toml changes from the defaults.
+# The README example (tests/doc_blocks/ runs it and compares its output
+# with the README's) logs at start the settings app.toml changes from the
+# defaults.
 keylane_smoke_example("readme example logs the settings that differ from the defaults"
   readme_example
   "keylane info: settings \\([^)]*app.toml\\) differ from the defaults: runtime.lane_linger_ms = 20, state.store = \"memory\", handler.name = \"balance\"\n"
@@ -176,12 +173,6 @@ keylane_smoke_example("keylane-state --print-config" keylane-state
 keylane_smoke_example_exit("keylane-state --print-config with a bad --set"
   keylane-state 2 "no_such" --print-config --set runtime.no_such=1)
 
-add_test(NAME "readme: the first C++ block is examples/readme/main.cpp, the first TOML block its app.toml"
-  COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/README.md
-          -DSOURCE=${PROJECT_SOURCE_DIR}/examples/readme/main.cpp
-          -DCONFIG=${PROJECT_SOURCE_DIR}/examples/readme/app.toml
-          -P ${CMAKE_CURRENT_LIST_DIR}/readme_example.cmake)
-
 keylane_smoke_example("transfers between accounts conserve the total"
   transfers "total 2000000 expected 2000000 conserved"
   --accounts 200 --transfers 20000)
@@ -196,10 +187,6 @@ keylane_smoke_example("transfers drill control: unkept messages are lost or doub
   transfers "control: the drill found the loss or double it must find"
   --drill 4 --accounts 200 --debits 2000 --seed 8 --control
   --state ${CMAKE_CURRENT_BINARY_DIR}/transfers-control)
-add_test(NAME "docs: messaging.md's transfer block is examples/transfers/account.hpp's"
-  COMMAND ${CMAKE_COMMAND} -DREADME=${PROJECT_SOURCE_DIR}/docs/messaging.md
-          -DSOURCE=${PROJECT_SOURCE_DIR}/examples/transfers/account.hpp
-          -P ${CMAKE_CURRENT_LIST_DIR}/readme_region.cmake)
 
 if(TARGET balances)
   add_test(NAME "example: balances keeps its state across a restart"

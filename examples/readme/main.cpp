@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+// doc:begin README.md
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -38,3 +39,4 @@ int main(int argc, char** argv) {
   (void)run.submit("acct-7", -50L); // a new lane; its state() holds 300
   return run.drain() ? 0 : 1; // the destructor stops the runtime
 }
+// doc:end

@@ -38,7 +38,7 @@ typename Inspector::result_type inspect(Inspector& f, transfer& x) {
            x.input);
 }
 
-// readme:begin
+// doc:begin docs/messaging.md
 // A transfer debits its account and tells the receiver to credit itself.
 // The credit leaves only when this event ends well: a failed attempt's
 // tells are dropped with its state changes, and its retry sends its own.
@@ -56,7 +56,7 @@ struct account_handler : keylane::stateful_handler<transfer, long, account> {
     done.ok(state().balance);
   }
 };
-// readme:end
+// doc:end
 
 } // namespace transfers
 

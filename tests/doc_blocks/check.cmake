@@ -1,0 +1,206 @@
+# Every ```cpp block in README.md and docs/*.md is code the build compiles:
+# a twin file holds it word for word (an indented block without its
+# indentation) between
+#   // doc:begin <the doc, e.g. docs/state.md>
+#   // doc:end
+# and supplies what a fragment needs around it. A block without a twin, or a
+# region that is no block of the doc it names, fails. A run (a twin whose
+# doc shows what it prints) is run: after its block, the doc's next ```toml
+# block must be its config file, and the next bare ``` block its output.
+#   cmake -DSOURCE_DIR=<repo> -DINPUTS=<doc_blocks_inputs.cmake>
+#         -DWORK_DIR=<dir> -P check.cmake
+# INPUTS (tests/doc_blocks/CMakeLists.txt writes it) sets `twins`, the
+# compiled files, each with built_<twin as a C identifier>, the program
+# built from it; `skipped`, the docs whose twins the build leaves out; and
+# `runs`, each with <run>_twin (the block of its first region is run),
+# <run>_command and <run>_config.
+# Block texts are never put in lists: C++ is full of ';'.
+cmake_minimum_required(VERSION 3.16)
+foreach(var SOURCE_DIR INPUTS WORK_DIR)
+  if(NOT ${var})
+    message(FATAL_ERROR "check.cmake: pass -D${var}=...")
+  endif()
+endforeach()
+include("${INPUTS}")
+set(problems "")
+
+file(GLOB docs RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/docs/*.md")
+list(SORT docs)
+set(docs README.md ${docs})
+
+function(line_of text offset out)
+  string(SUBSTRING "${text}" 0 ${offset} before)
+  string(REGEX MATCHALL "\n" breaks "${before}")
+  list(LENGTH breaks n)
+  math(EXPR n "${n} + 1")
+  set(${out} ${n} PARENT_SCOPE)
+endfunction()
+
+# Where `region` stands in `doc` as a ```cpp block (the offset of its
+# fence), at any indentation a Markdown list gives it; -1 if nowhere.
+function(block_in doc region out)
+  foreach(indent "" "  " "   " "    ")
+    string(REPLACE "\n" "\n${indent}" body "${indent}${region}")
+    string(REGEX REPLACE "\n${indent}$" "\n" body "${body}")
+    string(REPLACE "\n${indent}\n" "\n\n" body "${body}") # blank lines
+    string(FIND "${doc}" "```cpp\n${body}${indent}```\n" at)
+    if(NOT at EQUAL -1)
+      set(${out} ${at} PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out} -1 PARENT_SCOPE)
+endfunction()
+
+# The fenced block of `text` at or after `from`: its language (empty for a
+# bare fence), body, and the offset after its closing fence; lang NONE if
+# there is none.
+function(next_block text from lang body end)
+  string(SUBSTRING "${text}" ${from} -1 rest)
+  string(REGEX MATCH "(^|\n)```([a-z]*)\n" fence "${rest}")
+  if(NOT fence)
+    set(${lang} NONE PARENT_SCOPE)
+    return()
+  endif()
+  set(${lang} "${CMAKE_MATCH_2}" PARENT_SCOPE)
+  string(FIND "${rest}" "${fence}" at)
+  string(LENGTH "${fence}" n)
+  math(EXPR at "${at} + ${n}")
+  string(SUBSTRING "${rest}" ${at} -1 rest)
+  string(FIND "${rest}" "```\n" stop)
+  string(SUBSTRING "${rest}" 0 ${stop} found)
+  set(${body} "${found}" PARENT_SCOPE)
+  math(EXPR after "${from} + ${at} + ${stop} + 4")
+  set(${end} ${after} PARENT_SCOPE)
+endfunction()
+
+# The regions of each twin, each found in the doc it names.
+foreach(twin IN LISTS twins)
+  # The build compiles the twin; a twin newer than its program was not
+  # compiled (the build failed, or has not run since).
+  string(MAKE_C_IDENTIFIER "${twin}" id)
+  if("${SOURCE_DIR}/${twin}" IS_NEWER_THAN "${built_${id}}")
+    list(APPEND problems "${twin}: changed after ${built_${id}} was built (or it is missing): build it (did the build fail?)")
+  endif()
+  file(READ "${SOURCE_DIR}/${twin}" rest)
+  set(consumed 0)
+  while(TRUE)
+    string(FIND "${rest}" "// doc:begin " begin)
+    if(begin EQUAL -1)
+      break()
+    endif()
+    string(SUBSTRING "${rest}" ${begin} -1 rest)
+    string(FIND "${rest}" "\n" eol)
+    math(EXPR n "${eol} - 13")
+    string(SUBSTRING "${rest}" 13 ${n} doc_name)
+    math(EXPR eol "${eol} + 1")
+    string(SUBSTRING "${rest}" ${eol} -1 rest)
+    string(FIND "${rest}" "// doc:end\n" end)
+    if(end EQUAL -1)
+      list(APPEND problems "${twin}: a // doc:begin ${doc_name} without // doc:end")
+      break()
+    endif()
+    string(SUBSTRING "${rest}" 0 ${end} region)
+    string(SUBSTRING "${rest}" ${end} -1 rest)
+    math(EXPR consumed "${consumed} + 1")
+    if(doc_name IN_LIST skipped)
+      continue()
+    endif()
+    if(NOT doc_name IN_LIST docs)
+      list(APPEND problems "${twin}: region ${consumed} names ${doc_name}, which is not README.md or a docs/*.md")
+      continue()
+    endif()
+    file(READ "${SOURCE_DIR}/${doc_name}" doc)
+    block_in("${doc}" "${region}" at)
+    if(at EQUAL -1)
+      string(MAKE_C_IDENTIFIER "${twin}_${consumed}" saved)
+      file(WRITE "${WORK_DIR}/${saved}.cpp" "${region}")
+      list(APPEND problems "${twin}: region ${consumed} is no C++ block of ${doc_name}: the doc's block and the compiled code differ (the region is in ${WORK_DIR}/${saved}.cpp: diff it with the block and make them one)")
+      continue()
+    endif()
+    string(MAKE_C_IDENTIFIER "${doc_name}" id)
+    list(APPEND covered_${id} ${at})
+    foreach(run IN LISTS runs)
+      if(twin STREQUAL ${run}_twin AND NOT DEFINED ${run}_doc)
+        set(${run}_doc "${doc_name}")
+        set(${run}_at ${at})
+      endif()
+    endforeach()
+  endwhile()
+  if(consumed EQUAL 0)
+    list(APPEND problems "${twin}: no // doc:begin region")
+  endif()
+endforeach()
+
+# Every block of every doc has a twin.
+set(blocks 0)
+foreach(doc_name IN LISTS docs)
+  if(doc_name IN_LIST skipped)
+    message(STATUS "${doc_name}: not checked, this build leaves its twins out")
+    continue()
+  endif()
+  file(READ "${SOURCE_DIR}/${doc_name}" doc)
+  string(MAKE_C_IDENTIFIER "${doc_name}" id)
+  set(from 0)
+  while(TRUE)
+    string(SUBSTRING "${doc}" ${from} -1 rest)
+    string(FIND "${rest}" "```cpp\n" at)
+    if(at EQUAL -1)
+      break()
+    endif()
+    math(EXPR at "${from} + ${at}")
+    math(EXPR blocks "${blocks} + 1")
+    if(NOT at IN_LIST covered_${id})
+      line_of("${doc}" ${at} line)
+      list(APPEND problems "${doc_name}:${line}: this C++ block is in no compiled file: put it word for word between // doc:begin ${doc_name} and // doc:end in a file of tests/doc_blocks/ (with what it needs around it)")
+    endif()
+    math(EXPR from "${at} + 7")
+  endwhile()
+endforeach()
+
+# The runs: the config shown beside the block, and the output it shows.
+foreach(run IN LISTS runs)
+  if(NOT DEFINED ${run}_doc)
+    if(NOT problems) # else its region differs from its block, said above
+      list(APPEND problems "${${run}_twin}: its block is run, but no doc shows it")
+    endif()
+    continue()
+  endif()
+  file(READ "${SOURCE_DIR}/${${run}_doc}" doc)
+  line_of("${doc}" ${${run}_at} line)
+  set(where "${${run}_doc}:${line}")
+  next_block("${doc}" ${${run}_at} lang block from) # the C++ block itself
+  set(command ${${run}_command})
+  if(${run}_config)
+    next_block("${doc}" ${from} lang block after)
+    file(READ "${SOURCE_DIR}/${${run}_config}" config)
+    if(NOT lang STREQUAL "toml" OR NOT block STREQUAL config)
+      list(APPEND problems "${where}: the next block after this one is not ```toml with ${${run}_config}, the config it runs with, word for word")
+      continue()
+    endif()
+    set(from ${after})
+    list(APPEND command "${SOURCE_DIR}/${${run}_config}")
+  endif()
+  next_block("${doc}" ${from} lang shown after)
+  if(NOT lang STREQUAL "")
+    list(APPEND problems "${where}: no bare ``` block after this one shows what it prints")
+    continue()
+  endif()
+  execute_process(COMMAND ${command} RESULT_VARIABLE rc
+    OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+  if(NOT rc STREQUAL "0")
+    list(APPEND problems "${where}: '${command}' exited with ${rc}:\n${out}${err}")
+  elseif(NOT out STREQUAL shown)
+    # Indented, message() shows them as they are.
+    string(REPLACE "\n" "\n    " out "\n${out}")
+    string(REPLACE "\n" "\n    " shown "\n${shown}")
+    list(APPEND problems "${where}: it prints${out}\nbut the doc shows${shown}")
+  endif()
+endforeach()
+
+if(problems)
+  string(REPLACE ";" "\n" problems "${problems}")
+  message(FATAL_ERROR "doc blocks:\n${problems}")
+endif()
+list(LENGTH runs n)
+message(STATUS "${blocks} C++ blocks, each compiled; ${n} run and compared")
