@@ -145,6 +145,9 @@ keylane_smoke_example("readme example logs the settings that differ from the def
 
 # --print-config: every program that loads a config prints the effective
 # settings as TOML (a --set included) and exits 0.
+keylane_smoke_example("readme example --print-config" readme_example
+  "\\[runtime\\]\n[^[]*lane_linger_ms = 20\n.*\\[state\\]\n[^[]*store = \"memory\""
+  ${PROJECT_SOURCE_DIR}/examples/readme/app.toml --print-config)
 keylane_smoke_example("ledger --print-config" ledger
   "\\[runtime\\]\nmax_active_keys = 3\n" --print-config
   --set runtime.max_active_keys=3)

@@ -7,9 +7,8 @@
 #include <keylane/runtime.hpp>
 #include <keylane/stateful_handler.hpp>
 
-struct account { long total = 0; };
-template <class Inspector> // how the state is written: CAF's inspect
-auto inspect(Inspector& f, account& x) { return f(x.total); }
+struct account { long total = 0; }; // written through CAF's inspect:
+template <class F> auto inspect(F& f, account& x) { return f(x.total); }
 
 // One handler instance per *active* key; state() outlives it ([state] store).
 struct balance : keylane::stateful_handler<long, long, account> {
@@ -24,6 +23,8 @@ int main(int argc, char** argv) {
   handlers.add<balance>("balance");
   auto cfg = keylane::load(argc > 1 ? argv[1] : "app.toml");
   if (!cfg) return puts(keylane::render(cfg.error()).c_str()), 2;
+  if (argc > 2 && argv[2] == std::string{"--print-config"}) // as it runs
+    return puts(keylane::to_toml(*cfg).c_str()), 0; // the settings, as TOML
   auto rt = keylane::runtime<long, long>::start(*cfg, handlers,
     [](keylane::event<long, long>& e) { // one call at a time
       printf("%s %ld\n", e.key().to_string().c_str(), e.result.value_or(0));
