@@ -12,6 +12,10 @@
 #   make test-tsan       same suite under ThreadSanitizer in build-tsan/ (extra; Debian's CAF
 #                        is not instrumented, so expect reports from inside CAF)
 #   make bench           build and run the benchmark (docs/performance.md)
+#   make bench-record    the same, once, into a result file the docs' tables are rendered
+#                        from (RESULT=bench/results/<date>.json, ARGS=the run's options;
+#                        bench/record.sh), then `make tables` renders them
+#   make tables          rewrite the docs' benchmark tables from their result files
 #   make fuzz            build the libFuzzer targets with clang in build-fuzz/ and run each
 #                        for FUZZ_SECONDS (default 60; tests/fuzz/run.sh); CI runs it last
 #   make clean           remove every build directory
@@ -80,7 +84,7 @@ SANITIZED_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKEYLANE_BUILD_TESTS=ON \
                   -DKEYLANE_BUILD_BENCH=OFF -DKEYLANE_USE_MIMALLOC=OFF \
                   $(if $(filter RelWithDebInfo,$(BUILD_TYPE)),-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='$(SANITIZE_OPT)')
 
-.PHONY: all deps deps-run configure configure-run run test test-sanitize test-tsan bench fuzz clean mutation-check soak
+.PHONY: all deps deps-run configure configure-run run test test-sanitize test-tsan bench bench-record tables fuzz clean mutation-check soak
 
 all: test
 
@@ -133,6 +137,14 @@ test-tsan: deps
 bench: configure
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS) --target keylane_bench
 	$(BENCH_BIN) $(ARGS)
+
+RESULT ?= bench/results/$(shell date -u +%Y-%m-%d).json
+bench-record: configure
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS) --target keylane_bench
+	BENCH_BIN=$(BENCH_BIN) bash bench/record.sh $(RESULT) $(ARGS)
+
+tables:
+	$(CMAKE) -DSOURCE_DIR=$(CURDIR) -DMODE=write -P bench/render_tables.cmake
 
 fuzz: deps
 	JOBS=$(JOBS) NO_CCACHE=$(NO_CCACHE) bash tests/fuzz/run.sh

@@ -107,7 +107,10 @@ endif()
 
 section_of("${readme}" "When not to use keylane" when_not)
 require("${when_not}" "\"When not to use keylane\"" "hash-partitioned"
-        "single thread" "hash partitions" "asio strand" "Release build" "±")
+        "single thread" "hash partitions" "asio strand" "±")
+if(NOT when_not MATCHES "(Release|RelWithDebInfo|Debug)")
+  list(APPEND problems "\"When not to use keylane\" does not name the build type of its run")
+endif()
 if(NOT when_not MATCHES "commit[ \n][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]")
   list(APPEND problems "\"When not to use keylane\" does not name the commit of its run")
 endif()

@@ -13,7 +13,7 @@
 
 namespace ledger {
 
-/// Prints the workload, one row per way, the reference figures and the
+/// Prints the workload, one row per way, the model's figures and the
 /// lanes' speed-up over the partitions for the last cold account.
 void print_table(std::ostream& out, const workload& w,
                  const keylane::settings& cfg,

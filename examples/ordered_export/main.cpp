@@ -6,7 +6,8 @@
 // with a window of 64 that spills to disk, and with a window of 64 whose
 // stragglers time out into tombstones; for each the total time, the time to
 // the first result, the peak results held in memory, the results spilled,
-// the worker idle share and the tombstones, next to the reference figures.
+// the worker idle share and the tombstones, next to what the model of the
+// same rows on ideal slots gives (model.hpp).
 //
 // Decisions: "8 in flight" is runtime.max_active_keys = 8. Each row is its
 // own key (rows of an export are independent), except in the per-key mode,

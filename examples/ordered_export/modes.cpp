@@ -12,15 +12,15 @@ std::vector<mode> all_modes(const mode_params& p) {
   std::vector<mode> out;
   out.push_back({"unordered", "unordered (order none)",
                  {"runtime.order=none", "runtime.window=unbounded", no_spill},
-                 keying::per_row, reference{2.20, 0}, false});
+                 keying::per_row, model_spec{false, 0}, false});
   out.push_back({"global_unbounded", "global, unbounded buffer",
                  {"runtime.order=global", "runtime.window=unbounded",
                   no_spill},
-                 keying::per_row, reference{2.19, 286}, false});
+                 keying::per_row, model_spec{true, 0}, false});
   out.push_back({"global_window_" + window, "global, window " + window,
                  {"runtime.order=global", "runtime.window=" + window,
                   no_spill},
-                 keying::per_row, reference{5.42, 64}, false});
+                 keying::per_row, model_spec{true, p.window}, false});
   out.push_back({"per_key", "per key (100 customers)",
                  {"runtime.order=per_key", "runtime.window=unbounded",
                   no_spill},

@@ -20,11 +20,20 @@ enum class keying {
   per_customer,
 };
 
-/// The reference figures of a mode (from the design's reference guide).
+/// The reference figures of a mode: what its model gives (model.hpp).
 struct reference {
   double total_s = 0;
   /// Peak results held in memory.
   size_t peak = 0;
+};
+
+/// What the model of a mode assumes beyond the rows (model.hpp).
+struct model_spec {
+  /// Results leave in submission order (held until every earlier row's
+  /// result left); false: each as it ends, nothing held.
+  bool global = false;
+  /// Rows admitted and not yet delivered, at most (0: unbounded).
+  size_t window = 0;
 };
 
 /// One way of running the export.
@@ -36,8 +45,9 @@ struct mode {
   /// The keys this mode sets on top of the base settings, as `--set` would.
   std::vector<std::string> keys;
   keying keys_by = keying::per_row;
-  /// The reference figures, for the modes the reference gives.
-  std::optional<reference> ref;
+  /// The model its reference figures are computed from, for the modes
+  /// that have one.
+  std::optional<model_spec> model;
   /// True for the mode that lets stragglers time out into tombstones.
   bool times_out = false;
 };

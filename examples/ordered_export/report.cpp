@@ -64,7 +64,7 @@ void print_table(std::ostream& out, const workload_spec& spec, uint64_t slots,
                 static_cast<unsigned long long>(spec.seed));
   out << format("%-34s %8s %8s %6s %8s %6s %6s %6s   %s\n", "mode", "total s",
                 "first s", "peak", "spilled", "idle", "tombs", "order",
-                "reference (1,000 rows)");
+                "model (same rows, ideal slots)");
   for (const auto& r : rows)
     out << format("%-34s %8.2f %8.3f %6llu %8llu %5.0f%% %6llu %6llu   %s\n",
                   r.title.c_str(), r.total_s, r.first_result_s,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The export's report: a table with the reference figures beside each
+// The export's report: a table with the model's figures beside each
 // row, or one JSON object per mode.
 
 #include <ostream>

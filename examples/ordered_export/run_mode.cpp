@@ -11,6 +11,7 @@
 #include <keylane/handler_registry.hpp>
 
 #include "export_handler.hpp"
+#include "model.hpp"
 #include "output_check.hpp"
 
 namespace ordered_export {
@@ -87,7 +88,8 @@ caf::expected<mode_result> run_mode(const mode& m, const keylane::settings& cfg,
   mode_result r;
   r.name = m.name;
   r.title = m.title;
-  r.ref = m.ref;
+  if (m.model)
+    r.ref = model(items, cfg.max_active_keys, *m.model);
   r.total_s = check->last_s();
   r.first_result_s = check->first_s();
   r.peak_buffered = st.peak_sink_buffered;
