@@ -32,6 +32,15 @@ endif()
 
 # ---- numbers --------------------------------------------------------------
 
+# Leading zeros off an integer's digits ("0300" → "300", "000" → "0"). Not
+# string(REGEX REPLACE "^0+..."): CMake applies `^` again after each
+# replacement, so it took "0300" to "30".
+macro(kl_strip_zeros var)
+  if(${var} MATCHES "^0+([0-9].*)$")
+    set(${var} "${CMAKE_MATCH_1}")
+  endif()
+endmacro()
+
 # round(value * 10^scale) as an integer; value is a JSON number
 # ("7.32504e+07", "703495", "17.6").
 function(kl_scaled value scale out)
@@ -61,13 +70,13 @@ function(kl_scaled value scale out)
       else()
         string(SUBSTRING "${digits}" 0 ${keep} digits)
       endif()
-      string(REGEX REPLACE "^0+([0-9])" "\\1" digits "${digits}")
+      kl_strip_zeros(digits)
       if(next GREATER_EQUAL 5)
         math(EXPR digits "${digits} + 1")
       endif()
     endif()
   endif()
-  string(REGEX REPLACE "^0+([0-9])" "\\1" digits "${digits}")
+  kl_strip_zeros(digits)
   if(sign AND NOT digits EQUAL 0)
     set(digits "-${digits}")
   endif()
@@ -776,8 +785,37 @@ function(table_kafka out)
   set(${out} "${t}" PARENT_SCOPE)
 endfunction()
 
+# docs/kafka.md: keylane_kafka_rebalance_bench's rows, latency by the
+# window a record was produced in; p99 the median of the runs [min–max].
+function(table_kafka_rebalance out)
+  kl_need_kind(kafka_rebalance)
+  set(t "| state | window | p50 ms | p99 ms | max ms |\n")
+  string(APPEND t "| --- | --- | ---: | --- | ---: |\n")
+  string(JSON n LENGTH "${RUN_json}" rows 0 lines)
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON r GET "${RUN_json}" rows 0 lines ${i})
+    string(JSON state GET "${r}" state)
+    string(JSON window GET "${r}" window)
+    set(v "")
+    foreach(f p50_ms p99_ms p99_ms_min p99_ms_max max_ms)
+      string(JSON x GET "${r}" ${f})
+      kl_fixed("${x}" 1 x)
+      list(APPEND v "${x}")
+    endforeach()
+    list(GET v 0 p50)
+    list(GET v 1 p99)
+    list(GET v 2 lo)
+    list(GET v 3 hi)
+    list(GET v 4 mx)
+    string(APPEND t "| ${state} | ${window} | ${p50} | ${p99} [${lo}–${hi}] | ${mx} |\n")
+  endforeach()
+  set(${out} "${t}" PARENT_SCOPE)
+endfunction()
+
 set(TABLES run run-short throughput caf-lanes cpu ratios latency readme-throughput
-           readme-run run-example exchange game-rooms kafka)
+           readme-run run-example exchange game-rooms kafka
+           kafka-rebalance)
 
 # ---- the docs -------------------------------------------------------------------
 
