@@ -4,11 +4,13 @@
 // The ways the example runs its two stages, and what one run measured.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <keylane/config.hpp>
 
+#include "model.hpp"
 #include "workload.hpp"
 
 namespace pipeline_example {
@@ -24,7 +26,8 @@ struct mode {
   /// For the stateful stage: `ordered` (a per-key re-sequencer in front);
   /// false runs it `keyed`, without one, to show what that breaks.
   bool resequenced;
-  /// The published figures this mode is compared with ("" for none).
+  /// What a stateful mode's results must be ("" for none); the others
+  /// are compared with the model's figures (model.hpp).
   const char* reference;
 };
 
@@ -47,6 +50,8 @@ struct mode_result {
   /// Results that differ from the sequential reference.
   uint64_t mismatches = 0;
   std::string reference;
+  /// The model's figures, for a stateless second stage.
+  std::optional<model_figures> model;
   /// The run failed to start or to finish (the reason).
   std::string error;
 };

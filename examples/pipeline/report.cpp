@@ -56,6 +56,10 @@ void print_json(std::ostream& out, const std::vector<mode_result>& rows) {
     out << "],\"tombstones\":" << r.tombstones
         << ",\"violations\":" << r.violations
         << ",\"mismatches\":" << r.mismatches;
+    if (r.model)
+      out << ",\"model_total_s\":" << fixed(r.model->total_s, 4)
+          << ",\"model_held_after_1\":" << r.model->held_after_1
+          << ",\"model_held_at_sink\":" << r.model->held_at_sink;
     if (!r.error.empty())
       out << ",\"error\":\"" << r.error << '"';
     out << "}\n";
