@@ -314,6 +314,18 @@ void shard::stage_state(state_round r) {
     state_.out.delivered.push_back(std::move(d));
 }
 
+void shard::withhold(const std::vector<uint64_t>& seqs) {
+  auto& items = out_->items;
+  for (auto i = items.begin(); i != items.end();) {
+    if (std::find(seqs.begin(), seqs.end(), (*i)->seq) == seqs.end()) {
+      ++i;
+      continue;
+    }
+    parts_.ledger.abandon(std::move(*i), "completed");
+    i = items.erase(i);
+  }
+}
+
 void shard::finished(event_ptr ev) {
   parts_.msg.ended(*ev);
   ++finished_;

@@ -191,15 +191,31 @@ caf::error state_service::write_now(state_round r) {
   for (auto& w : r.writes)
     put(w.k, w.bytes, false);
   queued_writes_ += r.writes.size();
+  auto seqs = r.seqs; // the round's name in the queue, if it must leave it
   queue_.push_back(std::move(r));
   auto mine = ++enqueued_;
   urgent_ = true;
   cv_.notify_all();
   // The event path asked to wait for the disk: it waits while the store
   // fails (the writer retries), unless the runtime is stopping meanwhile.
-  cv_.wait(lk, [&] { return written_ >= mine || (interrupted_ && failing_); });
+  // Not while a write is under way: it may hold this round, and succeed.
+  cv_.wait(lk, [&] {
+    return written_ >= mine || (interrupted_ && failing_ && !busy_);
+  });
   if (written_ >= mine)
     return {};
+  // Given up: the round's events are not delivered (the caller withholds
+  // them and stop lists them), so no later try may write their changes.
+  // It stays in the queue, emptied, so that the count of rounds written
+  // still names the rounds before it; its keys stay unwritten in the cache,
+  // which `close` reports.
+  if (!seqs.empty())
+    for (auto& q : queue_)
+      if (q.seqs == seqs) {
+        queued_writes_ -= q.writes.size();
+        q = state_round{};
+        break;
+      }
   return make_error(errc::state_store_failed,
                     "state not written to " + store_->describe()
                       + ": the store refuses writes and the runtime is "
@@ -297,14 +313,35 @@ bool state_service::write_batch(
     }
   if (!entries.empty()) {
     if (auto err = store_->write(entries, true)) {
-      if (write_failures_.fetch_add(1, std::memory_order_relaxed) == 0
-          || log_.enabled(log_level::debug))
+      write_failures_.fetch_add(1, std::memory_order_relaxed);
+      // One line when a streak starts (every try at debug level).
+      if (streak_tries_++ == 0) {
+        streak_start_ = steady::now();
         log_.write(log_level::error,
                    "state: writing " + std::to_string(entries.size())
-                     + " keys failed (retrying until it works; loads see "
-                       "the unwritten state meanwhile): "
-                     + render(err));
+                     + " keys failed: " + render(err)
+                     + "; retrying every second until it works (nothing is "
+                       "reported durable meanwhile; loads see the unwritten "
+                       "state)");
+      } else if (log_.enabled(log_level::debug)) {
+        log_.write(log_level::debug,
+                   "state: writing " + std::to_string(entries.size())
+                     + " keys failed again (try "
+                     + std::to_string(streak_tries_) + "): " + render(err));
+      }
       return false;
+    }
+    if (streak_tries_ != 0) {
+      auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        steady::now() - streak_start_);
+      log_.write(log_level::warning,
+                 "state: writes to " + store_->describe()
+                   + " work again after " + std::to_string(streak_tries_)
+                   + " failed tries in "
+                   + std::to_string(took.count() / 1000) + "."
+                   + std::to_string(took.count() % 1000 / 100) + " s; "
+                   + std::to_string(entries.size()) + " keys written");
+      streak_tries_ = 0;
     }
     uint64_t bytes = 0;
     for (auto& e : entries)

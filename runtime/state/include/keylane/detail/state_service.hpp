@@ -144,6 +144,10 @@ private:
   bool interrupted_ = false;
   bool failing_ = false; // the last write failed
   std::chrono::steady_clock::time_point last_write_;
+  // The writer thread's own: failed tries since the last write that
+  // worked, and when the first of them failed.
+  uint64_t streak_tries_ = 0;
+  std::chrono::steady_clock::time_point streak_start_;
   durable_fn durable_;
   messages_fn messages_;
   std::mutex durable_mtx_; // serialises reports (writer and write_now)
