@@ -99,6 +99,7 @@ const std::vector<std::pair<std::string, std::string>> contract{
   {"keylane_latency_seconds", "histogram"},
   {"keylane_parked_keys", "gauge"},
   {"keylane_parked_events", "gauge"},
+  {"keylane_park_write_failures_total", "counter"},
   {"keylane_state_loads_total", "counter"},
   {"keylane_state_load_failures_total", "counter"},
   {"keylane_state_load_seconds", "histogram"},

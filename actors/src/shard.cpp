@@ -203,7 +203,14 @@ void shard::write_parks() {
   if (parks_.events.empty())
     return;
   // One transaction for the whole group; each key's events in their order.
-  parts_.parks.park(parks_.events.data(), parks_.events.size());
+  if (!parts_.parks.park(parks_.events.data(), parks_.events.size())) {
+    // Stopping with a store that refuses them: not parked, not delivered;
+    // stop lists them (and keeps them, if the store works by then).
+    for (auto& ev : parks_.events)
+      parts_.ledger.abandon(std::move(ev), "completed");
+    parks_.events.clear();
+    return;
+  }
   for (size_t i = 0, j = 0; i < parks_.events.size(); i = j) {
     const auto& k = parks_.events[i]->k;
     for (j = i + 1; j < parks_.events.size() && parks_.events[j]->k == k; ++j) {

@@ -69,6 +69,10 @@ struct stats {
   /// (while `metrics.latency` is on).
   latency_histogram latency;
 
+  /// Parkings the park store refused (a full or failing disk); each is
+  /// tried again until it works, its events waiting meanwhile.
+  uint64_t park_write_failures = 0;
+
   // -- keyed state ([state]) ----------------------------------------------------
 
   /// Keys whose state was loaded (one per activation of a stateful handler),

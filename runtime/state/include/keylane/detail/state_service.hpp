@@ -81,7 +81,9 @@ public:
   void stage(state_round r);
 
   /// Stages `r` and waits until it is written (`sync = "every_event"`),
-  /// however long the store fails, unless `interrupt` was called.
+  /// however long the store fails, unless `interrupt` was called: then it
+  /// fails, and `r` is taken back (never written), since its events are
+  /// not delivered.
   [[nodiscard]] caf::error write_now(state_round r);
 
   /// Lets `write_now` calls give up while the store fails (`stop`).
