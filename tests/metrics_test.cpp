@@ -95,6 +95,7 @@ const std::vector<std::pair<std::string, std::string>> contract{
   {"keylane_spilled_total", "counter"},
   {"keylane_spill_held", "gauge"},
   {"keylane_spill_bytes", "gauge"},
+  {"keylane_spill_write_failures_total", "counter"},
   {"keylane_awaited_age_seconds", "gauge"},
   {"keylane_latency_seconds", "histogram"},
   {"keylane_parked_keys", "gauge"},

@@ -52,10 +52,10 @@ namespace {
 /// (not write it: a write may reopen the database, which waits for the
 /// scan).
 ///
-/// After a failed write RocksDB refuses every later one until it recovers:
-/// from a full disk by itself once space returns, from any other I/O error
-/// only when the database is opened again. So the write after a failed
-/// one first asks RocksDB to resume and, where it cannot, closes and
+/// After a failed write RocksDB refuses every later one until it recovers,
+/// which it may not do by itself (after an I/O error that is not a full
+/// disk, only when the database is opened again). So the write after a
+/// failed one first asks RocksDB to resume and, where it cannot, closes and
 /// reopens the database (the WAL holds every successful write; a record
 /// the failure left half written at its end is dropped as a crash's would
 /// be). While that reopen fails, reads go on from a read-only open.
