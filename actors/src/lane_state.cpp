@@ -82,8 +82,18 @@ void lane::take_snapshot() {
     return;
   if (policy().state_sync_mode == state_sync::every_event) {
     // The output waits for the disk, as asked: it leaves in `flush`.
-    if (auto err = parts_.state.write_now(std::move(r)))
-      parts_.log.write(log_level::error, "state: " + render(err));
+    auto seqs = r.seqs;
+    if (auto err = parts_.state.write_now(std::move(r))) {
+      // Only at stop, with the store refusing writes: the events whose
+      // changes it held are not delivered; stop lists them.
+      parts_.log.write(log_level::error,
+                       "state: " + render(err) + "; the state of key "
+                         + key_.to_string() + " after "
+                         + std::to_string(seqs.size())
+                         + " event(s) could not be written: they are not "
+                           "delivered, and stop lists them");
+      host_->withhold(seqs);
+    }
     return;
   }
   host_->stage_state(std::move(r));

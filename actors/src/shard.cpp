@@ -203,7 +203,14 @@ void shard::write_parks() {
   if (parks_.events.empty())
     return;
   // One transaction for the whole group; each key's events in their order.
-  parts_.parks.park(parks_.events.data(), parks_.events.size());
+  if (!parts_.parks.park(parks_.events.data(), parks_.events.size())) {
+    // Stopping with a store that refuses them: not parked, not delivered;
+    // stop lists them (and keeps them, if the store works by then).
+    for (auto& ev : parks_.events)
+      parts_.ledger.abandon(std::move(ev), "completed");
+    parks_.events.clear();
+    return;
+  }
   for (size_t i = 0, j = 0; i < parks_.events.size(); i = j) {
     const auto& k = parks_.events[i]->k;
     for (j = i + 1; j < parks_.events.size() && parks_.events[j]->k == k; ++j) {
@@ -312,6 +319,18 @@ void shard::stage_state(state_round r) {
     state_.out.sends.push_back(std::move(ev));
   for (auto& d : r.delivered)
     state_.out.delivered.push_back(std::move(d));
+}
+
+void shard::withhold(const std::vector<uint64_t>& seqs) {
+  auto& items = out_->items;
+  for (auto i = items.begin(); i != items.end();) {
+    if (std::find(seqs.begin(), seqs.end(), (*i)->seq) == seqs.end()) {
+      ++i;
+      continue;
+    }
+    parts_.ledger.abandon(std::move(*i), "completed");
+    i = items.erase(i);
+  }
 }
 
 void shard::finished(event_ptr ev) {

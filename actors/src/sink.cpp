@@ -135,6 +135,8 @@ void sink::publish() {
     c.spill_held.store(spill_.spilled.size(), std::memory_order_relaxed);
     c.spill_bytes.store(spill_.file->size(), std::memory_order_relaxed);
     c.peak_spill_held.store(spill_.peak_held, std::memory_order_relaxed);
+    c.spill_write_failures.store(spill_.write_failures,
+                                 std::memory_order_relaxed);
   }
 }
 

@@ -35,10 +35,21 @@ bool sink::spill_out(event_ptr& ev) {
   uint64_t offset = 0;
   if (!err) {
     bytes = encode(rec);
-    if (auto at = spill_.file->append(bytes))
+    if (auto at = spill_.file->append(bytes)) {
       offset = *at;
-    else
+      if (spill_.failed_in_row != 0)
+        parts_.log.write(log_level::warning,
+                         "spill: writing " + spill_.file->path()
+                           + " works again after "
+                           + std::to_string(spill_.failed_in_row)
+                           + " failed writes");
+      spill_.failed_in_row = 0;
+    } else {
       err = std::move(at.error());
+      ++spill_.write_failures;
+      ++spill_.failed_in_row;
+      publish();
+    }
   }
   if (err) {
     // Kept in memory instead: nothing is lost, but admission waits so

@@ -19,7 +19,14 @@ namespace keylane::detail {
 void supervisor::write_parked() {
   if (written_ == to_park_.size())
     return;
-  parts_.parks.park(to_park_.data() + written_, to_park_.size() - written_);
+  if (!parts_.parks.park(to_park_.data() + written_,
+                         to_park_.size() - written_)) {
+    // Stopping with a store that refuses them: stop lists them.
+    for (auto i = written_; i < to_park_.size(); ++i)
+      parts_.ledger.abandon(std::move(to_park_[i]), "queued");
+    to_park_.resize(written_);
+    return;
+  }
   for (auto i = written_; i < to_park_.size(); ++i)
     parts_.msg.ended(*to_park_[i]);
   written_ = to_park_.size();

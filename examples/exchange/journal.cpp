@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "journal.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iostream>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -82,6 +88,7 @@ bool journal_writer::open(const std::string& path, std::string& error) {
     error = "cannot write the journal " + path;
     return false;
   }
+  path_ = path;
   // The buffering is `pending_`'s, in whole lines: unbuffered, stdio
   // hands each block to the kernel in one write.
   std::setvbuf(file_, nullptr, _IONBF, 0);
@@ -91,17 +98,46 @@ bool journal_writer::open(const std::string& path, std::string& error) {
 void journal_writer::put(const std::string& line) {
   pending_ += line;
   pending_ += '\n';
-  if (pending_.size() >= write_after)
+  if (pending_.size() >= std::max(write_after, retry_at_))
     flush_lines();
 }
 
 bool journal_writer::flush_lines() {
   if (pending_.empty())
     return true;
-  bool ok = std::fwrite(pending_.data(), 1, pending_.size(), file_)
-            == pending_.size();
-  pending_.clear();
-  return ok;
+  size_t n;
+  if (write_fault != 0) {
+    n = std::fwrite(pending_.data(), 1, pending_.size() / 2, file_);
+    errno = write_fault;
+  } else {
+    n = std::fwrite(pending_.data(), 1, pending_.size(), file_);
+  }
+  if (n == pending_.size()) {
+    if (failing_)
+      std::cerr << "exchange: journal " << path_
+                << ": writing works again; the lines that waited are written\n";
+    failing_ = false;
+    written_ += n;
+    pending_.clear();
+    retry_at_ = 0;
+    return true;
+  }
+  // A full or failing disk: cut what part of the block reached the file,
+  // so that the journal ends on its last whole line (a line cut in the
+  // middle would be damage once later lines follow it), and keep the
+  // lines for the next try, one block of lines later.
+  int err = errno;
+  std::clearerr(file_);
+  static_cast<void>(::ftruncate(::fileno(file_), static_cast<off_t>(written_)));
+  static_cast<void>(::fseeko(file_, static_cast<off_t>(written_), SEEK_SET));
+  if (!failing_)
+    std::cerr << "exchange: journal " << path_ << ": cannot write ("
+              << std::strerror(err)
+              << "): its lines wait in memory and are written when the disk "
+                 "takes them\n";
+  failing_ = true;
+  retry_at_ = pending_.size() + write_after;
+  return false;
 }
 
 void journal_writer::order(const journal_order& o) {
@@ -159,6 +195,11 @@ bool journal_writer::close() {
   if (!file_)
     return true;
   bool ok = flush_lines();
+  if (!ok)
+    std::cerr << "exchange: journal " << path_ << ": "
+              << std::count(pending_.begin(), pending_.end(), '\n')
+              << " lines could not be written; the journal ends on the last "
+                 "whole line before them\n";
   ok = std::ferror(file_) == 0 && ok;
   ok = std::fclose(file_) == 0 && ok;
   file_ = nullptr;

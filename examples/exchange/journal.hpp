@@ -35,8 +35,11 @@ struct journal_report {
 
 /// Writes the journal, whole lines at a time: each write to the file ends
 /// on a line's end, so a process that dies leaves the journal on a whole
-/// line (the lines not yet written are lost with it). Thread-safety: none;
-/// the output thread owns it.
+/// line (the lines not yet written are lost with it). A write the disk
+/// refuses (full, failing) is cut back to the last whole line and its
+/// lines kept, to be written with the next block of lines (one stderr line
+/// when writes start failing, one when they work again); `close` says how
+/// many it could not write. Thread-safety: none; the output thread owns it.
 class journal_writer {
 public:
   journal_writer() = default;
@@ -55,12 +58,20 @@ public:
   /// Flushes and closes; false if a write failed.
   bool close();
 
+  /// Test hook: while non-zero, each write to the file writes half of its
+  /// bytes and then fails with this errno, as a disk that fills up does.
+  int write_fault = 0;
+
 private:
   void put(const std::string& line);
   bool flush_lines();
 
   FILE* file_ = nullptr;
+  std::string path_;
   std::string pending_; // whole lines not yet written
+  uint64_t written_ = 0; // bytes in the file: whole lines
+  size_t retry_at_ = 0;  // while failing: try again at this many pending
+  bool failing_ = false;
 };
 
 /// A whole journal, read back.

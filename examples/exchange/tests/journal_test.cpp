@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -158,4 +159,76 @@ TEST_CASE("an incomplete last line is skipped and named, a bad line before "
   journal_contents e;
   CHECK_FALSE(read_journal(h.path.string(), e, error));
   CHECK(error == h.path.string() + ":1: not a flat JSON object");
+}
+
+namespace {
+
+journal_order numbered(uint64_t i) {
+  journal_order o;
+  o.seq = i;
+  o.request.symbol = "S0001";
+  o.request.account = "ACCT";
+  o.request.cl_ord_id = "c" + std::to_string(i * 7919);
+  return o;
+}
+
+} // namespace
+
+TEST_CASE("a journal write the disk refuses leaves no torn line and loses "
+          "no line: they are written once the disk takes them again",
+          "[exchange][journal][disk]") {
+  temp_file f;
+  journal_writer w;
+  std::string error;
+  REQUIRE(w.open(f.path.string(), error));
+  uint64_t i = 0;
+  while (++i <= 1000)
+    w.order(numbered(i));
+  w.write_fault = ENOSPC; // the disk fills up
+  for (; i <= 3000; ++i)
+    w.order(numbered(i));
+  {
+    // What is on disk meanwhile is whole lines, in order.
+    journal_contents c;
+    bool read = read_journal(f.path.string(), c, error);
+    INFO(error);
+    REQUIRE(read);
+    CHECK(c.cut_line == 0);
+    for (size_t n = 0; n < c.orders.size(); ++n)
+      CHECK(c.orders[n].seq == n + 1);
+  }
+  w.write_fault = 0; // space again
+  for (; i <= 4000; ++i)
+    w.order(numbered(i));
+  REQUIRE(w.close());
+  journal_contents c;
+  INFO(error);
+  REQUIRE(read_journal(f.path.string(), c, error));
+  CHECK(c.cut_line == 0);
+  REQUIRE(c.orders.size() == 4000);
+  for (size_t n = 0; n < c.orders.size(); ++n)
+    CHECK(c.orders[n].seq == n + 1);
+}
+
+TEST_CASE("a journal closed while the disk refuses it ends on a whole line "
+          "and close says it is incomplete", "[exchange][journal][disk]") {
+  temp_file f;
+  journal_writer w;
+  std::string error;
+  REQUIRE(w.open(f.path.string(), error));
+  uint64_t i = 0;
+  while (++i <= 1000)
+    w.order(numbered(i));
+  w.write_fault = ENOSPC;
+  for (; i <= 2000; ++i)
+    w.order(numbered(i));
+  CHECK_FALSE(w.close());
+  journal_contents c;
+  bool read = read_journal(f.path.string(), c, error);
+  INFO(error);
+  REQUIRE(read);
+  CHECK(c.cut_line == 0);
+  CHECK(c.orders.size() < 2000);
+  for (size_t n = 0; n < c.orders.size(); ++n)
+    CHECK(c.orders[n].seq == n + 1);
 }

@@ -108,7 +108,7 @@ engine::start(settings cfg, handler_factory make, output_fn out,
   // First, so that whatever follows reads against it.
   eng->log_.write(log_level::info, describe_non_defaults(eng->cfg_));
   // The park service keeps a reference to the engine's payload operations.
-  auto parks = park_service::open(eng->cfg_, eng->ops_);
+  auto parks = park_service::open(eng->cfg_, eng->ops_, eng->log_);
   if (!parks)
     return std::move(parks.error());
   eng->parks_ = std::move(*parks);
@@ -273,6 +273,8 @@ stop_report engine::stop() {
   output_.end_pulls();
   if (state_)
     state_->interrupt();
+  if (parks_) // null when start failed opening it
+    parks_->interrupt();
   end_actors();
   waiter_.wait_until(waiter::after(std::chrono::hours(24 * 365)),
                      [this] { return ledger_.actors_gone(); });
@@ -330,6 +332,8 @@ keylane::stats engine::snapshot() const {
   s.timers_pending = m.timers_pending;
   s.timers_fired = m.timers_fired;
   s.timers_cancelled = m.timers_cancelled;
+  if (parks_)
+    s.park_write_failures = parks_->write_failures();
   if (state_) {
     auto c = state_->counters();
     s.state_loads = c.loads;

@@ -24,7 +24,9 @@ void engine::keep_unfinished(std::vector<event_ptr> evs) {
             [](auto& x, auto& y) { return x->seq < y->seq; });
   for (auto& ev : evs)
     ev->error = "the runtime stopped before it finished";
-  parks_->park(evs.data(), evs.size());
+  // A store that refuses them now is not waited for (stop interrupted the
+  // park service): they stay listed, not kept.
+  static_cast<void>(parks_->park(evs.data(), evs.size()));
   auto& out = report_.unfinished;
   for (auto& ev : evs) {
     if (ev->status != outcome::parked)

@@ -201,6 +201,10 @@ metric_families(const keylane::stats& s,
   }
   KEYLANE_PUBLISHED_COUNTERS(KEYLANE_X)
 #undef KEYLANE_X
+  out.push_back(counter("keylane_park_write_failures_total",
+                        "Parkings the park store refused (each is tried "
+                        "again until it works).",
+                        d(s.park_write_failures)));
   if (parked) {
     uint64_t events = 0;
     for (auto& pk : *parked)

@@ -4,21 +4,34 @@
 
 #include "keylane/detail/park_service.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <iostream>
 
+#include "keylane/detail/logger.hpp"
 #include "keylane/detail/park_components.hpp"
 #include "keylane/errc.hpp"
 
 namespace keylane::detail {
 
+namespace {
+
+// A store that refuses writes is tried again after this pause, doubled
+// each time up to the second: soon after a disk comes back, without
+// spinning while it does not.
+constexpr auto first_pause = std::chrono::milliseconds(50);
+constexpr auto longest_pause = std::chrono::milliseconds(1000);
+
+} // namespace
+
 park_service::park_service(std::unique_ptr<park_store> st,
-                           const payload_ops& ops, bool durable)
-  : store_(std::move(st)), ops_(ops), durable_(durable) {
+                           const payload_ops& ops, bool durable, logger& log)
+  : store_(std::move(st)), ops_(ops), durable_(durable), log_(log) {
 }
 
 caf::expected<std::unique_ptr<park_service>>
-park_service::open(const settings& cfg, const payload_ops& ops) {
+park_service::open(const settings& cfg, const payload_ops& ops, logger& log) {
   std::unique_ptr<park_store> st;
   switch (cfg.park) {
     case park_mode::none:
@@ -57,10 +70,27 @@ park_service::open(const settings& cfg, const payload_ops& ops) {
     }
   }
   return std::unique_ptr<park_service>{
-    new park_service(std::move(st), ops, cfg.park == park_mode::sqlite)};
+    new park_service(std::move(st), ops, cfg.park == park_mode::sqlite, log)};
 }
 
-void park_service::park(event_ptr* evs, size_t n) {
+caf::expected<std::vector<uint64_t>>
+park_service::append(const std::vector<parked_record>& recs) {
+  try {
+    return store_->append(recs);
+  } catch (const std::exception& e) {
+    return make_error(errc::park_store_failed, e.what());
+  }
+}
+
+void park_service::interrupt() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    interrupted_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool park_service::park(event_ptr* evs, size_t n) {
   std::vector<parked_record> recs;
   std::vector<event_base*> fresh;
   caf::error err;
@@ -92,15 +122,41 @@ void park_service::park(event_ptr* evs, size_t n) {
                 << render(e) << '\n';
   }
   if (!err && !recs.empty()) {
-    try {
-      auto ids = store_->append(std::move(recs));
-      if (!ids)
-        err = std::move(ids.error());
-      else
+    // Nothing is marked parked before the store has it, and nothing is
+    // dropped because it refused: the events wait for the disk. One writer
+    // at a time, so a key's records still reach the store in order.
+    std::unique_lock<std::mutex> lk{mtx_};
+    auto pause = first_pause;
+    for (;;) {
+      auto ids = append(recs);
+      if (ids) {
         for (size_t i = 0; i < fresh.size(); ++i)
           fresh[i]->park_id = (*ids)[i];
-    } catch (const std::exception& e) {
-      err = make_error(errc::park_store_failed, e.what());
+        if (streak_tries_ != 0)
+          log_.write(log_level::warning,
+                     "park: writing parked events to the park store works "
+                     "again after "
+                       + std::to_string(streak_tries_) + " failed tries; "
+                       + std::to_string(recs.size()) + " events parked");
+        streak_tries_ = 0;
+        break;
+      }
+      write_failures_.fetch_add(1, std::memory_order_relaxed);
+      if (streak_tries_++ == 0)
+        log_.write(log_level::error,
+                   "park: parking " + std::to_string(recs.size())
+                     + " events failed: " + render(ids.error())
+                     + "; trying again until it works (the events wait, not "
+                       "acknowledged as parked, and so does the thread "
+                       "that parks them)");
+      if (cv_.wait_for(lk, pause, [&] { return interrupted_; })) {
+        log_.write(log_level::error,
+                   "park: " + std::to_string(recs.size())
+                     + " events could not be parked before stop: stop "
+                       "lists them");
+        return false;
+      }
+      pause = std::min(pause * 2, longest_pause);
     }
   }
   for (size_t i = 0; i < n; ++i) {
@@ -112,6 +168,7 @@ void park_service::park(event_ptr* evs, size_t n) {
       ev.status = outcome::parked;
     }
   }
+  return true;
 }
 
 void park_service::unpark_through(const key& k, uint64_t id) {

@@ -10,9 +10,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "keylane/detail/spill_fault.hpp"
 #include "keylane/errc.hpp"
 
 namespace keylane::detail {
+
+std::atomic<int> spill_write_fault{0};
 
 namespace {
 
@@ -51,8 +54,16 @@ caf::expected<uint64_t> spill_file::append(std::string_view bytes) {
   auto at = end_;
   size_t done = 0;
   while (done < bytes.size()) {
-    auto n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
-                      static_cast<off_t>(at + done));
+    ssize_t n = -1;
+    if (int fault = spill_write_fault.load(std::memory_order_relaxed)) {
+      // The test hook: a torn write, then the disk's error.
+      static_cast<void>(::pwrite(fd_, bytes.data(), bytes.size() / 2,
+                                 static_cast<off_t>(at)));
+      errno = fault;
+    } else {
+      n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                   static_cast<off_t>(at + done));
+    }
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {

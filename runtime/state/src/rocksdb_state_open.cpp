@@ -18,6 +18,7 @@
 #include "rocksdb_state_store.hpp"
 #include "rocksdb_wal_damage.hpp"
 #include "state_key.hpp"
+#include "keylane/detail/rocksdb_env.hpp"
 #include "keylane/errc.hpp"
 #include "keylane/log.hpp"
 #include "keylane/state_store.hpp"
@@ -32,8 +33,14 @@ using detail::db_ptr;
 using detail::refuse;
 using detail::slice;
 
-rocksdb::Options make_options(bool read_only) {
+} // namespace
+
+namespace detail {
+
+rocksdb::Options make_options(bool read_only, rocksdb::Env* env) {
   rocksdb::Options o;
+  if (env != nullptr)
+    o.env = env;
   // Records are small and read one key at a time: when a key's lane starts
   // (its first load is usually a miss: a new key), and when it changes.
   // A bloom filter (10 bits a key, about 1% false positives) answers most
@@ -67,6 +74,12 @@ rocksdb::Options make_options(bool read_only) {
     o.info_log = std::make_shared<detail::wal_damage_listener>();
   return o;
 }
+
+} // namespace detail
+
+namespace {
+
+using detail::make_options;
 
 /// The refusal of a damaged write-ahead log, with the way forward.
 caf::error refuse_damage(const std::string& path, const detail::wal_damage& d) {
@@ -134,9 +147,9 @@ caf::expected<bool> identify(rocksdb::DB& db, const std::string& path,
 
 // Only the default column family: a keylane store uses nothing else, and
 // opening a database without naming all of its families fails anyway.
-caf::error check_column_families(const std::string& path) {
+caf::error check_column_families(const std::string& path, rocksdb::Env* env) {
   std::vector<std::string> families;
-  auto st = rocksdb::DB::ListColumnFamilies(make_options(true), path,
+  auto st = rocksdb::DB::ListColumnFamilies(make_options(true, env), path,
                                             &families);
   if (!st.ok())
     return refuse(path, "cannot open", st);
@@ -162,8 +175,9 @@ struct read_only_open {
 
 caf::expected<read_only_open> open_read_only(const std::string& path,
                                              bool adopt_empty,
-                                             state_recovery recover) {
-  auto opts = make_options(true);
+                                             state_recovery recover,
+                                             rocksdb::Env* env) {
+  auto opts = make_options(true, env);
   auto listener
     = std::static_pointer_cast<detail::wal_damage_listener>(opts.info_log);
   rocksdb::DB* raw = nullptr;
@@ -203,6 +217,14 @@ caf::expected<read_only_open> open_read_only(const std::string& path,
 caf::expected<std::unique_ptr<state_store>>
 open_rocksdb_state_store(const std::string& path, bool read_only,
                          state_recovery recover, const log_writer& report) {
+  return detail::open_rocksdb_state_store_on(nullptr, path, read_only, recover,
+                                             report);
+}
+
+caf::expected<std::unique_ptr<state_store>>
+detail::open_rocksdb_state_store_on(rocksdb::Env* env, const std::string& path,
+                                    bool read_only, state_recovery recover,
+                                    const log_writer& report) {
   auto where = inspect(path);
   if (!where)
     return std::move(where.error());
@@ -222,14 +244,14 @@ open_rocksdb_state_store(const std::string& path, bool read_only,
                           " not empty and holds no RocksDB database (no"
                           " CURRENT file); refusing to touch it");
     case place::database:
-      if (auto err = check_column_families(path))
+      if (auto err = check_column_families(path, env))
         return err;
       break;
   }
   db_ptr db;
   std::string recovered;
   if (read_only) {
-    auto ro = open_read_only(path, false, recover);
+    auto ro = open_read_only(path, false, recover, env);
     if (!ro)
       return std::move(ro.error());
     db = std::move(ro->db);
@@ -247,13 +269,13 @@ open_rocksdb_state_store(const std::string& path, bool read_only,
       // writer's open would already change the directory (a new MANIFEST
       // and LOG, a flush of the log), another program's database or a
       // damaged store the operator must decide about.
-      auto ro = open_read_only(path, true, recover);
+      auto ro = open_read_only(path, true, recover, env);
       if (!ro)
         return std::move(ro.error());
       if (!ro->damage.empty())
         recovered = detail::describe(ro->damage, ro->loss, false);
     }
-    auto opts = make_options(false);
+    auto opts = make_options(false, env);
     opts.create_if_missing = fresh;
     if (!recovered.empty())
       opts.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
@@ -281,7 +303,7 @@ open_rocksdb_state_store(const std::string& path, bool read_only,
                                             "state store " + path + ": "
                                               + recovered);
   std::unique_ptr<state_store> store
-    = detail::make_rocksdb_state_store(path, std::move(db), read_only);
+    = detail::make_rocksdb_state_store(path, std::move(db), read_only, env);
   return store;
 }
 

@@ -8,6 +8,8 @@
 #include <string_view>
 
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/options.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/status.h>
 
@@ -28,8 +30,15 @@ caf::error refuse(const std::string& path, const std::string& what);
 caf::error refuse(const std::string& path, const std::string& what,
                   const rocksdb::Status& st);
 
-/// The store on `db`, opened and checked by `open_rocksdb_state_store`.
+/// RocksDB's options for a store: for a read-only open or the writer's,
+/// on `env` (null: RocksDB's default).
+[[nodiscard]] rocksdb::Options make_options(bool read_only, rocksdb::Env* env);
+
+/// The store on `db`, opened and checked by `open_rocksdb_state_store`
+/// through `env` (null: RocksDB's default), which reopens it after a
+/// failed write.
 [[nodiscard]] std::unique_ptr<state_store>
-make_rocksdb_state_store(std::string path, db_ptr db, bool read_only);
+make_rocksdb_state_store(std::string path, db_ptr db, bool read_only,
+                         rocksdb::Env* env);
 
 } // namespace keylane::detail

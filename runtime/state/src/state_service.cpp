@@ -86,87 +86,6 @@ state_service::~state_service() {
   close(std::chrono::seconds(0));
 }
 
-caf::expected<std::optional<std::string>>
-state_service::load(const key& k) {
-  if (!store_)
-    return std::optional<std::string>{};
-  auto t0 = steady::now();
-  {
-    std::lock_guard<std::mutex> guard{mtx_};
-    if (auto i = cache_.find(k); i != cache_.end()) {
-      std::optional<std::string> out{i->second.bytes};
-      count_load(steady::now() - t0);
-      return out;
-    }
-  }
-  auto got = store_->read(k);
-  count_load(steady::now() - t0);
-  if (!got) {
-    load_failures_.fetch_add(1, std::memory_order_relaxed);
-  } else if (*got && cache_limit_ > 0) {
-    std::lock_guard<std::mutex> guard{mtx_};
-    if (cache_.count(k) == 0) // else staged meanwhile: that one is newer
-      put(k, **got, true);
-  }
-  return got;
-}
-
-void state_service::put(const key& k, std::string bytes, bool written) {
-  auto gen = ++gen_;
-  auto [i, fresh] = cache_.try_emplace(k, cached{std::string{}, gen, written});
-  auto& c = i->second;
-  if (!fresh) {
-    cached_bytes_ -= c.bytes.size();
-    if (!c.written)
-      --unwritten_;
-  }
-  cached_bytes_ += bytes.size();
-  c.bytes = std::move(bytes);
-  c.gen = gen;
-  c.written = written;
-  if (written) {
-    written_order_.emplace_back(k, gen);
-    evict();
-  } else {
-    ++unwritten_;
-  }
-}
-
-void state_service::evict() {
-  while (cached_bytes_ > cache_limit_ && !written_order_.empty()) {
-    auto [k, gen] = std::move(written_order_.front());
-    written_order_.pop_front();
-    auto i = cache_.find(k);
-    if (i != cache_.end() && i->second.written && i->second.gen == gen) {
-      cached_bytes_ -= i->second.bytes.size();
-      cache_.erase(i);
-    }
-  }
-  // A key written again leaves its older entry behind: drop those before
-  // they outnumber the cache, or a cache that never fills grows this list.
-  if (written_order_.size() > 2 * cache_.size() + 1024) {
-    std::deque<std::pair<key, uint64_t>> live;
-    for (auto& [k, gen] : written_order_) {
-      auto i = cache_.find(k);
-      if (i != cache_.end() && i->second.written && i->second.gen == gen)
-        live.emplace_back(std::move(k), gen);
-    }
-    written_order_.swap(live);
-  }
-}
-
-void state_service::count_load(std::chrono::nanoseconds d) noexcept {
-  loads_.fetch_add(1, std::memory_order_relaxed);
-  auto us = static_cast<uint64_t>(std::max<int64_t>(0, d.count()) / 1000);
-  size_t i = 0;
-  while (i < latency_histogram::bounds_us.size()
-         && us > latency_histogram::bounds_us[i])
-    ++i;
-  load_counts_[i].fetch_add(1, std::memory_order_relaxed);
-  load_ns_.fetch_add(static_cast<uint64_t>(std::max<int64_t>(0, d.count())),
-                     std::memory_order_relaxed);
-}
-
 void state_service::stage(state_round r) {
   if (!store_ || r.empty())
     return;
@@ -191,15 +110,31 @@ caf::error state_service::write_now(state_round r) {
   for (auto& w : r.writes)
     put(w.k, w.bytes, false);
   queued_writes_ += r.writes.size();
+  auto seqs = r.seqs; // the round's name in the queue, if it must leave it
   queue_.push_back(std::move(r));
   auto mine = ++enqueued_;
   urgent_ = true;
   cv_.notify_all();
   // The event path asked to wait for the disk: it waits while the store
   // fails (the writer retries), unless the runtime is stopping meanwhile.
-  cv_.wait(lk, [&] { return written_ >= mine || (interrupted_ && failing_); });
+  // Not while a write is under way: it may hold this round, and succeed.
+  cv_.wait(lk, [&] {
+    return written_ >= mine || (interrupted_ && failing_ && !busy_);
+  });
   if (written_ >= mine)
     return {};
+  // Given up: the round's events are not delivered (the caller withholds
+  // them and stop lists them), so no later try may write their changes.
+  // It stays in the queue, emptied, so that the count of rounds written
+  // still names the rounds before it; its keys stay unwritten in the cache,
+  // which `close` reports.
+  if (!seqs.empty())
+    for (auto& q : queue_)
+      if (q.seqs == seqs) {
+        queued_writes_ -= q.writes.size();
+        q = state_round{};
+        break;
+      }
   return make_error(errc::state_store_failed,
                     "state not written to " + store_->describe()
                       + ": the store refuses writes and the runtime is "
@@ -297,14 +232,35 @@ bool state_service::write_batch(
     }
   if (!entries.empty()) {
     if (auto err = store_->write(entries, true)) {
-      if (write_failures_.fetch_add(1, std::memory_order_relaxed) == 0
-          || log_.enabled(log_level::debug))
+      write_failures_.fetch_add(1, std::memory_order_relaxed);
+      // One line when a streak starts (every try at debug level).
+      if (streak_tries_++ == 0) {
+        streak_start_ = steady::now();
         log_.write(log_level::error,
                    "state: writing " + std::to_string(entries.size())
-                     + " keys failed (retrying until it works; loads see "
-                       "the unwritten state meanwhile): "
-                     + render(err));
+                     + " keys failed: " + render(err)
+                     + "; retrying every second until it works (nothing is "
+                       "reported durable meanwhile; loads see the unwritten "
+                       "state)");
+      } else if (log_.enabled(log_level::debug)) {
+        log_.write(log_level::debug,
+                   "state: writing " + std::to_string(entries.size())
+                     + " keys failed again (try "
+                     + std::to_string(streak_tries_) + "): " + render(err));
+      }
       return false;
+    }
+    if (streak_tries_ != 0) {
+      auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        steady::now() - streak_start_);
+      log_.write(log_level::warning,
+                 "state: writes to " + store_->describe()
+                   + " work again after " + std::to_string(streak_tries_)
+                   + " failed tries in "
+                   + std::to_string(took.count() / 1000) + "."
+                   + std::to_string(took.count() % 1000 / 100) + " s; "
+                   + std::to_string(entries.size()) + " keys written");
+      streak_tries_ = 0;
     }
     uint64_t bytes = 0;
     for (auto& e : entries)

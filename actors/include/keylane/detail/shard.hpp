@@ -117,6 +117,9 @@ public:
   /// before the round's report (a retired key's next lane loads them).
   [[nodiscard]] state_round& state_out() noexcept { return state_.out; }
   void stage_state(state_round r);
+  /// Takes the events `seqs` of this round out of its output: their state
+  /// could not be written before a stop, so `stop` lists them instead.
+  void withhold(const std::vector<uint64_t>& seqs);
   /// Tells the sink where event `seq` is (stall log).
   void located(uint64_t seq, const keylane::key& k, std::string where,
                int64_t submitted_ns);

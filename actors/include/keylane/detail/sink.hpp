@@ -106,6 +106,8 @@ private:
     uint64_t peak_held = 0;
     bool admission_held = false;
     bool error_logged = false;
+    uint64_t write_failures = 0; // in all
+    uint64_t failed_in_row = 0;  // since the last write that worked
   } spill_;
 };
 

@@ -60,6 +60,8 @@ struct stats {
   uint64_t spill_bytes = 0;
   /// Most results ever in the spill file at once.
   uint64_t peak_spill_held = 0;
+  /// Spill writes the disk refused (each result stays in memory instead).
+  uint64_t spill_write_failures = 0;
   /// Events accepted that no shard has taken yet (approximate): of parked
   /// keys, waiting for the supervisor, or in a shard's inbox on the way to
   /// a live lane. Events of keys waiting for a slot of the cap are not
@@ -68,6 +70,10 @@ struct stats {
   /// End-to-end latency of the events the sink passed on, submit to output
   /// (while `metrics.latency` is on).
   latency_histogram latency;
+
+  /// Parkings the park store refused (a full or failing disk); each is
+  /// tried again until it works, its events waiting meanwhile.
+  uint64_t park_write_failures = 0;
 
   // -- keyed state ([state]) ----------------------------------------------------
 

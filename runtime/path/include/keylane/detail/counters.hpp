@@ -43,6 +43,8 @@
     "Results the sink wrote to its spill file (sink.spill_path).", pub)        \
   X(spill_held, Gauge, "keylane_spill_held", "Results in the spill file now.", pub) \
   X(spill_bytes, Gauge, "keylane_spill_bytes", "Bytes in the spill file now.", pub) \
+  X(spill_write_failures, Counter, "keylane_spill_write_failures_total",       \
+    "Spill writes the disk refused (each result stays in memory).", pub)      \
   X(peak_spill_held, Gauge, "", "", pub)
 
 namespace keylane::detail {

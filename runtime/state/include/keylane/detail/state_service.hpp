@@ -81,7 +81,9 @@ public:
   void stage(state_round r);
 
   /// Stages `r` and waits until it is written (`sync = "every_event"`),
-  /// however long the store fails, unless `interrupt` was called.
+  /// however long the store fails, unless `interrupt` was called: then it
+  /// fails, and `r` is taken back (never written), since its events are
+  /// not delivered.
   [[nodiscard]] caf::error write_now(state_round r);
 
   /// Lets `write_now` calls give up while the store fails (`stop`).
@@ -144,6 +146,10 @@ private:
   bool interrupted_ = false;
   bool failing_ = false; // the last write failed
   std::chrono::steady_clock::time_point last_write_;
+  // The writer thread's own: failed tries since the last write that
+  // worked, and when the first of them failed.
+  uint64_t streak_tries_ = 0;
+  std::chrono::steady_clock::time_point streak_start_;
   durable_fn durable_;
   messages_fn messages_;
   std::mutex durable_mtx_; // serialises reports (writer and write_now)
