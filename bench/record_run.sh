@@ -24,24 +24,9 @@ out=$1 kind=$2
 shift 2
 build_dir=${BUILD_DIR:-build}
 
-str() { # a JSON string literal
-  local s=${1//\\/\\\\}
-  s=${s//\"/\\\"}
-  s=${s//$'\n'/\\n}
-  printf '"%s"' "$s"
-}
-cpuinfo() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo | head -n 1; }
-cache() { sed -n "s/^$1:[A-Z]*=//p" "$build_dir/CMakeCache.txt" 2>/dev/null | head -n 1; }
-
-commit=$(git rev-parse HEAD)
-dirty=false
-[[ -z $(git status --porcelain --untracked-files=no) ]] || dirty=true
-compiler=$(cache CMAKE_CXX_COMPILER)
-compiler_version=$("$compiler" --version 2>/dev/null | head -n 1 || true)
-os=$(sed -n 's/^PRETTY_NAME="\(.*\)"$/\1/p' /etc/os-release 2>/dev/null || true)
-date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-load_start=$(cut -d ' ' -f 1-3 /proc/loadavg)
-start=$(date +%s)
+# shellcheck source=bench/envelope.sh
+source "$(dirname "${BASH_SOURCE[0]}")/envelope.sh"
+envelope_begin
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -59,32 +44,13 @@ for arg in "$@"; do
   } >"$tmp/row.$i"
   i=$((i + 1))
 done
-wall=$(($(date +%s) - start))
-load_end=$(cut -d ' ' -f 1-3 /proc/loadavg)
+envelope_end
 
 mkdir -p "$(dirname "$out")"
 {
   echo "{"
   echo "  \"kind\": $(str "$kind"),"
-  echo "  \"command\": $(str "$commands"),"
-  echo "  \"commit\": $(str "$commit"),"
-  echo "  \"dirty\": $dirty,"
-  echo "  \"build_type\": $(str "$(cache CMAKE_BUILD_TYPE)"),"
-  echo "  \"compiler\": $(str "$compiler_version"),"
-  echo "  \"date\": $(str "$date"),"
-  echo "  \"machine\": {"
-  echo "    \"cpu\": $(str "$(cpuinfo 'model name')"),"
-  echo "    \"cpu_family\": $(str "$(cpuinfo 'cpu family')"),"
-  echo "    \"cpu_model\": $(str "$(cpuinfo model)"),"
-  echo "    \"cpu_mhz\": $(str "$(cpuinfo 'cpu MHz')"),"
-  echo "    \"cores\": $(nproc),"
-  echo "    \"kernel\": $(str "$(uname -r)"),"
-  echo "    \"os\": $(str "$os")"
-  echo "  },"
-  echo "  \"load_average_start\": $(str "$load_start"),"
-  echo "  \"load_average_end\": $(str "$load_end"),"
-  echo "  \"wall_s\": $wall,"
-  echo "  \"status\": $status,"
+  envelope_fields "$commands" "$status"
   echo "  \"rows\": ["
   for ((j = 0; j < i; j++)); do
     cat "$tmp/row.$j"
