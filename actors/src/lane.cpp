@@ -165,7 +165,7 @@ void lane::retire() {
 }
 
 bool lane::take(event_ptr ev) {
-  idle_mark_ = 0;
+  dry_since_ = {};
   ev->lane = 0;
   if (parking_) {
     ev->error = parked_behind_reason;
@@ -201,8 +201,8 @@ void lane::run() {
     invoke_current();
   }
   flush();
-  if (dry() && idle_mark_ == 0)
-    idle_mark_ = host_->idle(*this);
+  if (dry() && dry_since_ == clock::time_point{})
+    dry_since_ = host_->idle(*this);
 }
 
 void lane::take_turn() {

@@ -16,16 +16,18 @@
 
 namespace keylane::detail {
 
-uint64_t shard::idle(const lane& l) {
-  auto mark = ++idle_.marks;
+clock::time_point shard::idle(lane& l) {
+  // The linger is in ms: the round's clock will do.
+  auto now = round_time();
   if (l.held() && !l.parking())
-    return mark; // its handler keeps it: not a candidate until released
-  if (idle_.linger.count() == 0 || l.parking())
-    idle_.retire_now.push_back(idle_lane{l.id(), mark, {}});
-  else
-    // The linger is in ms: the round's clock will do.
-    idle_.lanes.push_back(idle_lane{l.id(), mark, round_time()});
-  return mark;
+    return now; // its handler keeps it: not a candidate until released
+  if (idle_.linger.count() == 0 || l.parking()) {
+    idle_.retire_now.push_back(idle_lane{l.id(), now});
+  } else if (!l.listed()) {
+    l.list(true);
+    idle_.lanes.push_back(idle_lane{l.id(), now});
+  }
+  return now;
 }
 
 bool shard::retire(lane& l, key_table::retire_round& round) {
@@ -47,14 +49,12 @@ bool shard::retire(lane& l, key_table::retire_round& round) {
 }
 
 void shard::retire_due(bool sweep) {
-  auto live = [this](const idle_lane& x) -> lane* {
-    auto* l = find(x.id);
-    return l != nullptr && l->dry() && l->idle_mark() == x.mark ? l : nullptr;
-  };
   key_table::retire_round round{parts_.keys, index_};
-  for (auto& x : idle_.retire_now)
-    if (auto* l = live(x))
+  for (auto& x : idle_.retire_now) {
+    auto* l = find(x.id);
+    if (l != nullptr && l->dry() && l->dry_since() == x.since)
       (void) retire(*l, round);
+  }
   idle_.retire_now.clear();
   // While keys wait with the cap full (or lanes exceed a lowered cap), the
   // longest idle lanes retire now, each keeping its slot for a waiting key;
@@ -62,14 +62,31 @@ void shard::retire_due(bool sweep) {
   auto now = sweep ? clock::now() : clock::time_point{};
   while (!idle_.lanes.empty()) {
     auto x = idle_.lanes.front();
-    auto* l = live(x);
-    if (l == nullptr) {
+    auto* l = find(x.id);
+    if (l == nullptr) { // retired meanwhile (parking, a stop)
       idle_.lanes.pop_front();
+      continue;
+    }
+    if (!l->dry() || l->dry_since() == clock::time_point{}
+        || (l->held() && !l->parking())) {
+      // Busy, or kept by its handler: it is listed again once it runs dry
+      // (or is released and runs).
+      l->list(false);
+      idle_.lanes.pop_front();
+      continue;
+    }
+    if (l->dry_since() != x.since) {
+      // Ran dry again since it was listed: to the back, at that time. The
+      // list stays nearly in time order: a lane may retire up to one linger
+      // late, never early.
+      idle_.lanes.pop_front();
+      idle_.lanes.push_back(idle_lane{x.id, l->dry_since()});
       continue;
     }
     if (!(sweep && now - x.since >= idle_.linger) && !round.wanted())
       break;
     idle_.lanes.pop_front();
+    l->list(false); // a lane that stays (an event is on its way) lists again
     (void) retire(*l, round);
   }
 }

@@ -87,9 +87,14 @@ public:
   [[nodiscard]] bool dry() const noexcept {
     return !awaiting_ && queue_.empty() && !turn_pending_;
   }
-  /// The mark its shard gave it when it last ran dry (0: it has taken
+  /// When it last ran dry, by its shard's round clock (none: it has taken
   /// events since).
-  [[nodiscard]] uint64_t idle_mark() const noexcept { return idle_mark_; }
+  [[nodiscard]] clock::time_point dry_since() const noexcept {
+    return dry_since_;
+  }
+  /// An entry of its shard's idle list names it (see `shard::idle`).
+  [[nodiscard]] bool listed() const noexcept { return listed_; }
+  void list(bool on) noexcept { listed_ = on; }
   /// Its key is parked: it parks whatever it is sent.
   [[nodiscard]] bool parking() const noexcept { return parking_; }
   /// Runs queued events until one is pending or `lane_batch` are spent;
@@ -149,7 +154,7 @@ public:
   /// The handler holds the lane: it does not retire while dry.
   void hold(bool on) noexcept {
     if (held_ && !on)
-      idle_mark_ = 0; // its next `run` offers it to its shard to retire
+      dry_since_ = {}; // its next `run` offers it to its shard to retire
     held_ = on;
   }
   [[nodiscard]] bool held() const noexcept { return held_; }
@@ -206,7 +211,7 @@ private:
   uint64_t unpark_through_ = 0; // replayed events up to this id ended
 
   running_attempt attempt_;
-  uint64_t idle_mark_ = 0;    // its shard's mark of it being dry, 0: not
+  clock::time_point dry_since_{}; // see dry_since
   const shard_parts& parts_; // its shard's
   // Finished events handed to the shard's output whose backlog counts are
   // not given back yet (see `release_every_`).
@@ -221,6 +226,7 @@ private:
   bool awaiting_ = false; // an attempt runs, or a backoff waits
   bool turn_pending_ = false; // spent its budget, waits for its turn
   bool marked_ = false;       // in its shard's list for `run_taken`
+  bool listed_ = false;       // see listed
   bool awake_ = false;        // a handler was built (or failed to be)
   bool parking_ = false;
   bool backing_off_ = false;

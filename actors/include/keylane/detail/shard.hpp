@@ -68,8 +68,8 @@ public:
   /// lane gives its backlog count back before then, in `flush`).
   void finished(event_ptr ev);
   /// Lane `l` ran dry: it retires when due (see the class comment).
-  /// Returns the lane's mark (stale once the lane takes events again).
-  [[nodiscard]] uint64_t idle(const lane& l);
+  /// Returns the round's time, the lane's `dry_since`.
+  [[nodiscard]] clock::time_point idle(lane& l);
   /// The coarse clock (coarse_now), read once per round: for times a
   /// stall log or a linger of milliseconds reads, one clock call per round
   /// rather than per event.
@@ -163,16 +163,18 @@ private:
   uint64_t taken_ = 0;    // events that reached this shard's lanes
   uint64_t finished_ = 0; // of them, those that left for the sink
   std::vector<lane*> touched_; // lanes the inbox gave events this round
-  // Dry lanes, least recently dry first (an entry is stale once its lane
-  // took events again), and those to retire this round regardless.
+  // Lanes that ran dry, least recently listed first, one entry per lane
+  // (`lane::listed`): a resident key runs dry after almost every round,
+  // and an entry per time it did cost a lookup each, and memory, to drop
+  // again. An entry is checked when it reaches the front (`retire_due`).
+  // And those to retire this round regardless.
   struct idle_lane {
-    uint64_t id, mark;
+    uint64_t id;
     clock::time_point since;
   };
   struct idle_lanes {
     std::deque<idle_lane> lanes;
     std::vector<idle_lane> retire_now;
-    uint64_t marks = 0;
     std::chrono::milliseconds linger;
     bool linger_armed = false;
     bool sweep_due = false; // the linger timer fired: retire who is past it
