@@ -20,22 +20,39 @@ TEST_CASE("askers that fill the cap are answered: the asked key starts "
   auto s = messaging_settings();
   s.max_active_keys = 2;
   s.lane_linger_ms = 0;
+  // Askers ask only once all six are in: an ask made before the second
+  // buyer was admitted would find a free slot for "price" (a shard can run
+  // ahead of the submitting thread), and nothing would go past the cap.
+  std::atomic<bool> all_in{false};
   auto rt = launch(s, script([&](script_handler& h, note& n,
                                  kl::completion<int> done) {
     if (h.current_key() == kl::key{"price"})
       return done.ok(int(n.id) * 10);
-    expect_none(h.ask("price", note{n.id}, 2s,
-                      [d = std::move(done)](caf::expected<int> r) mutable {
-                        if (r)
-                          d.ok(*r + 1);
-                        else
-                          d.fail(kl::render(r.error()));
-                      }));
+    auto shared = std::make_shared<kl::completion<int>>(std::move(done));
+    auto ask = std::make_shared<std::function<void()>>();
+    std::weak_ptr<std::function<void()>> self_ref = ask;
+    *ask = [&h, &all_in, shared, self_ref, id = n.id] {
+      if (!all_in.load()) {
+        // The timer's closure owns the function while it waits.
+        h.run_later(std::chrono::milliseconds(1),
+                    [again = self_ref.lock()] { (*again)(); });
+        return;
+      }
+      expect_none(h.ask("price", note{id}, 2s,
+                        [shared](caf::expected<int> r) {
+                          if (r)
+                            shared->ok(*r + 1);
+                          else
+                            shared->fail(kl::render(r.error()));
+                        }));
+    };
+    (*ask)();
   }), &out);
   // Six askers for two slots: the first two take them and ask while the
   // other four wait, so "price" finds the cap full and keys waiting.
   for (uint64_t id = 1; id <= 6; ++id)
     REQUIRE(rt->submit("buyer" + std::to_string(id), note{id}));
+  all_in = true;
   REQUIRE(rt->drain(20s));
   auto res = out.results_of_prefix("buyer");
   REQUIRE(res.size() == 6);
