@@ -104,7 +104,9 @@ sample run_once(const way_spec& spec, const workload& wl, const run_params& p) {
   watchdog dog{what, p.timeout_s + 120};
   bool open_loop = p.rate > 0;
   s.base_rss_mb = rss_mb();
-  output out{wl.key_space, open_loop};
+  // Room for every worker of the way and up to 32 other threads that may
+  // deliver (producers, a runtime's output thread).
+  output out{wl.key_space, open_loop, 32 + spec.threads};
   auto w = spec.make();
   if (auto err = w->start(out, p.work_iters); !err.empty()) {
     s.note = err;
