@@ -49,6 +49,7 @@ void visit_fields(row& r, F&& f) {
   f("rejected_submits", r.rejected_submits);
   f("cs_per_event", r.cs_per_event);
   f("threads", r.threads);
+  f("way_threads", r.way_threads);
 }
 
 // The keyed-state fields, after the others: in a record always, in JSON

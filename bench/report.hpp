@@ -58,6 +58,11 @@ struct row {
   /// Worker threads the way ran with (`--threads`; 1 for single_loop,
   /// which runs on the producer thread).
   int threads = 1;
+  /// Threads the process had at the end of a run (after the last delivery,
+  /// producer threads joined) above those it had before the way was made,
+  /// the most of the row's runs: the way's workers and its helpers (CAF's
+  /// clock and printer, keylane's output thread); 0 for single_loop.
+  int way_threads = 0;
 
   // -- keyed state: the keylane_state ways only (absent from other rows'
   // JSON). Per throughput run, up to its last delivery (the writes on

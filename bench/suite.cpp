@@ -139,6 +139,7 @@ row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
       r.violations += s.violations;
       r.rejected_submits += s.rejected_submits;
       r.completed = r.completed && s.completed;
+      r.way_threads = std::max(r.way_threads, s.way_threads);
       loads.push_back(s.other_load * 100);
       add_note(r.notes, s.note);
     }
