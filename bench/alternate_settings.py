@@ -39,15 +39,17 @@ def main(argv):
                                  check=True).stdout
             for row in json.loads(out):
                 label = value if row["way"].startswith("keylane") else "base"
-                rows[(row["way"], row["workload"], row["work_ns"], label)].append(row)
+                # Rows before the "threads" field ran with 2.
+                rows[(row["way"], row["workload"], row["work_ns"],
+                      row.get("threads", 2), label)].append(row)
 
     def med(rs, field):
         return statistics.median(r[field] for r in rs)
 
-    print(f"| way | workload | work ns | {key} | events/s | CPU ns/event | p50 µs | p99 µs | p99.9 µs | cs/event |")
-    print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for (way, wl, work, label), rs in sorted(rows.items()):
-        print(f"| {way} | {wl} | {work} | {label} | {med(rs, 'events_per_s'):.0f} "
+    print(f"| way | workload | work ns | threads | {key} | events/s | CPU ns/event | p50 µs | p99 µs | p99.9 µs | cs/event |")
+    print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for (way, wl, work, threads, label), rs in sorted(rows.items()):
+        print(f"| {way} | {wl} | {work} | {threads} | {label} | {med(rs, 'events_per_s'):.0f} "
               f"| {med(rs, 'cpu_ns_per_event'):.0f} | {med(rs, 'p50_us'):.1f} "
               f"| {med(rs, 'p99_us'):.0f} | {med(rs, 'p999_us'):.0f} "
               f"| {med(rs, 'cs_per_event'):.3f} |")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "args.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -30,6 +31,21 @@ CLI::Validator work_check() {
                           return {};
                         },
                         "ns,ns"};
+}
+
+// --threads: a list of worker-thread counts, each checked.
+CLI::Validator threads_check() {
+  return CLI::Validator{[](std::string& text) -> std::string {
+                          auto parts = split_names(text);
+                          if (parts.empty())
+                            return "needs at least one value";
+                          auto each = number_check(1, 256, true);
+                          for (auto part : parts)
+                            if (auto e = each(part); !e.empty())
+                              return e + " (worker threads per way)";
+                          return {};
+                        },
+                        "N,N"};
 }
 
 // --workloads: the default ones and those run only when named.
@@ -87,6 +103,19 @@ std::string usage(const char* argv0) {
          "                     a warm-up run sizes each way's runs to ~0.6 s "
          "within [N/10, N]\n"
       << "  --work ns,ns       handler work per event in ns (default 0,1000)\n"
+      << "  --threads N,N      worker threads of every way that has them, "
+         "each way run at each\n"
+         "                     count (default 2): the partitions' and "
+         "shared_queue's workers,\n"
+         "                     asio_strand's io_context threads, CAF's workers "
+         "(caf_naive,\n"
+         "                     caf_lanes, whose shards follow it too) and "
+         "keylane's\n"
+         "                     scheduler.threads (its shards follow it unless "
+         "--set\n"
+         "                     scheduler.shards); single_loop ignores it and runs "
+         "once, on\n"
+         "                     the producer thread (its rows say threads 1)\n"
       << "  --rate R           open-loop rate in events/s (default 200000)\n"
       << "  --latency-seconds S  length of one open-loop run (default 1; "
          "--quick: 0.1)\n"
@@ -99,7 +128,9 @@ std::string usage(const char* argv0) {
       << "  --print-config     print the keylane ways' settings (with --set) as "
          "TOML and exit\n"
          "                     (runtime.order and scheduler.policy are per "
-         "way and row)\n"
+         "way and row,\n"
+         "                     scheduler.threads per row: shown for the first "
+         "of --threads)\n"
       << "  --no-sysalloc      skip the keylane rows with the system allocator\n"
       << "  --results DIR      where results and plots go (default results)\n"
       << "  --no-plots         do not draw plots\n"
@@ -122,7 +153,7 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
   CLI::App app{"keylane_bench"};
   // main prints the help text (it lists the ways and workloads).
   keylane::cli::read_as_before(app, o.help);
-  std::string ways, workloads, schedulers, work;
+  std::string ways, workloads, schedulers, work, threads;
   bool no_plots = false, no_sysalloc = false;
   app.add_flag("--quick", o.quick);
   app.add_flag("--json", o.json);
@@ -135,6 +166,7 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
   auto latency = app.add_option("--latency-seconds", o.latency_seconds)
                    ->check(number_check(0.001, 600, false));
   app.add_option("--work", work)->check(work_check());
+  app.add_option("--threads", threads)->check(threads_check());
   app.add_option("--ways", ways)->check(names_check(way_names(), "ways"));
   app.add_option("--workloads", workloads)
     ->check(names_check(all_workload_names(), "workloads"));
@@ -160,6 +192,15 @@ std::optional<options> parse_args(int argc, char** argv, std::string& error) {
     for (auto& part : split_names(work))
       o.work_ns.push_back(
         static_cast<uint64_t>(std::strtod(part.c_str(), nullptr)));
+  }
+  if (!threads.empty()) {
+    o.threads.clear();
+    for (auto& part : split_names(threads)) {
+      auto n = static_cast<int>(std::strtod(part.c_str(), nullptr));
+      // A count given twice would run the same rows twice.
+      if (std::find(o.threads.begin(), o.threads.end(), n) == o.threads.end())
+        o.threads.push_back(n);
+    }
   }
   if (o.quick) {
     if (runs->count() == 0)

@@ -29,6 +29,9 @@ struct options {
   std::vector<std::string> workloads;
   std::vector<std::string> schedulers{"sharing", "stealing"};
   std::vector<uint64_t> work_ns{0, 1000};
+  /// Worker threads of every way that has them, one sweep point each
+  /// (--threads); single_loop ignores it.
+  std::vector<int> threads{2};
   /// keylane settings overrides of the keylane ways, "section.key=value"
   /// each, in command-line order (--set, repeatable).
   std::vector<std::string> sets;

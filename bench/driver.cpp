@@ -104,7 +104,10 @@ sample run_once(const way_spec& spec, const workload& wl, const run_params& p) {
   watchdog dog{what, p.timeout_s + 120};
   bool open_loop = p.rate > 0;
   s.base_rss_mb = rss_mb();
-  output out{wl.key_space, open_loop};
+  auto threads0 = process_threads();
+  // Room for every worker of the way and up to 32 other threads that may
+  // deliver (producers, a runtime's output thread).
+  output out{wl.key_space, open_loop, 32 + spec.threads};
   auto w = spec.make();
   if (auto err = w->start(out, p.work_iters); !err.empty()) {
     s.note = err;
@@ -143,6 +146,7 @@ sample run_once(const way_spec& spec, const workload& wl, const run_params& p) {
   auto cpu1 = process_cpu_seconds();
   auto cs1 = process_context_switches();
   auto stat1 = sample_cpu();
+  s.way_threads = process_threads() - threads0;
   s.state = w->keyed_state();
   s.peak_rss_mb = peak_rss_mb();
   s.seconds = static_cast<double>(t1 - t0) * 1e-9;

@@ -60,6 +60,10 @@ struct sample {
   bool settled = true;
   /// Per-key actors the way started (keylane lanes), 0 if it has none.
   uint64_t lanes_spawned = 0;
+  /// Threads the process had after the last delivery (producer threads
+  /// joined) above those it had before the way was made: the way's
+  /// workers and helper threads.
+  int way_threads = 0;
   /// Submits turned away (overflow = reject) and retried (`way::rejected_submits`).
   uint64_t rejected_submits = 0;
   /// Share of the machine busy with other work meanwhile (0..1).

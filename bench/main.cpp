@@ -61,6 +61,9 @@ std::vector<row> run_sysalloc_child(const options& o, std::string& note) {
     return {};
   }
   auto out_file = o.results + "/sysalloc_rows.txt";
+  std::vector<std::string> threads;
+  for (int n : o.threads)
+    threads.push_back(std::to_string(n));
   std::string works;
   for (auto w : o.work_ns)
     if (!o.quick || works.empty())
@@ -70,7 +73,8 @@ std::vector<row> run_sysalloc_child(const options& o, std::string& note) {
                                 std::to_string(o.producers), "--events",
                                 std::to_string(o.events), "--ways", join(ways),
                                 "--workloads", join(o.workloads), "--work",
-                                works, "--schedulers", o.schedulers.front(),
+                                works, "--threads", join(threads),
+                                "--schedulers", o.schedulers.front(),
                                 "--rate", std::to_string(o.rate),
                                 "--latency-seconds",
                                 std::to_string(o.latency_seconds)};
@@ -110,13 +114,17 @@ std::vector<row> run_sysalloc_child(const options& o, std::string& note) {
   return rows;
 }
 
-std::string row_line(const row& r) {
+// One finished row for the progress output; with the thread count in a
+// sweep (`by_threads`).
+std::string row_line(const row& r, bool by_threads) {
   char buf[256];
+  auto threads = by_threads ? " threads " + std::to_string(r.threads) : "";
   std::snprintf(buf, sizeof buf,
-                "   %-20s %-9s %-8s %-12s work %-4llu %10.0f ev/s  p99 %8.1f us"
+                "   %-20s %-9s %-8s %-12s work %-4llu%s %10.0f ev/s  p99 %8.1f us"
                 "  viol %llu%s\n",
                 r.way.c_str(), r.scheduler.c_str(), r.allocator.c_str(),
                 r.workload.c_str(), static_cast<unsigned long long>(r.work_ns),
+                threads.c_str(),
                 r.events_per_s.median, r.p99_us.median,
                 static_cast<unsigned long long>(r.violations),
                 r.completed ? "" : "  INCOMPLETE");
@@ -138,7 +146,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (o.print_config) {
-    std::cout << keylane_settings_toml(o.sets);
+    std::cout << keylane_settings_toml(o.threads.front(), o.sets);
     return 0;
   }
   bool child = !o.child_out.empty();
@@ -168,8 +176,10 @@ int main(int argc, char** argv) {
   }
 
   suite_options so;
-  info.keylane_note = keylane_settings_note(o.sets);
-  so.ways = make_way_specs(o.ways, o.schedulers, o.sets);
+  info.keylane_note = keylane_settings_note(o.threads, o.sets);
+  info.threads = o.threads;
+  bool by_threads = o.threads.size() > 1;
+  so.ways = make_way_specs(o.ways, o.schedulers, o.threads, o.sets);
   so.workloads = o.workloads;
   so.work_ns = o.work_ns;
   so.runs = o.runs;
@@ -187,7 +197,9 @@ int main(int argc, char** argv) {
                                planned_runs(so), "runs",
                                keylane::cli::progress_wanted(o.json)};
   so.on_run = [&shown] { shown.add(); };
-  auto rows = run_suite(so, [&shown](const row& r) { shown.say(row_line(r)); });
+  auto rows = run_suite(so, [&shown, by_threads](const row& r) {
+    shown.say(row_line(r, by_threads));
+  });
   shown.finish();
 
   if (child) {
@@ -237,7 +249,7 @@ int main(int argc, char** argv) {
     std::cout << table.str();
   }
   if (o.plots)
-    std::cerr << draw_plots(rows, o.results) << "\n";
+    std::cerr << draw_plots(rows, o.results, by_threads) << "\n";
   if (status != 0)
     std::cerr << "keylane_bench: FAILED: an ordered way broke per-key order "
                  "or a run did not complete (see the table)\n";

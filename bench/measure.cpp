@@ -15,15 +15,21 @@ namespace keylane::bench {
 
 namespace {
 
-double status_field_mb(const char* field) {
+// A number field of /proc/self/status ("VmRSS", in kB; "Threads"), 0 if
+// unreadable.
+double status_field(const char* field) {
   std::ifstream in{"/proc/self/status"};
   std::string line;
   auto len = std::strlen(field);
   while (std::getline(in, line))
     if (line.compare(0, len, field) == 0 && line.size() > len
         && line[len] == ':')
-      return std::strtod(line.c_str() + len + 1, nullptr) / 1024.0;
+      return std::strtod(line.c_str() + len + 1, nullptr);
   return 0;
+}
+
+double status_field_mb(const char* field) {
+  return status_field(field) / 1024.0;
 }
 
 } // namespace
@@ -46,6 +52,8 @@ uint64_t process_context_switches() {
 double rss_mb() { return status_field_mb("VmRSS"); }
 
 double peak_rss_mb() { return status_field_mb("VmHWM"); }
+
+int process_threads() { return static_cast<int>(status_field("Threads")); }
 
 bool reset_peak_rss() {
   std::FILE* f = std::fopen("/proc/self/clear_refs", "w");

@@ -22,6 +22,9 @@ namespace keylane::bench {
 /// Peak resident set size (VmHWM), in MiB; 0 if unreadable.
 [[nodiscard]] double peak_rss_mb();
 
+/// Threads of this process now (/proc/self/status); 0 if unreadable.
+[[nodiscard]] int process_threads();
+
 /// Resets VmHWM to the current RSS (Linux: "5" > /proc/self/clear_refs).
 /// Returns false if the kernel refused.
 bool reset_peak_rss();

@@ -21,13 +21,14 @@ thread_local thread_slot current;
 
 } // namespace
 
-output::output(uint64_t key_space, bool record_latency)
+output::output(uint64_t key_space, bool record_latency, int max_threads)
   : epoch_(next_epoch.fetch_add(1)),
     record_latency_(record_latency),
+    max_threads_(max_threads),
     next_(new std::atomic<uint32_t>[key_space]()),
-    slots_(new slot[max_threads]) {
+    slots_(new slot[static_cast<size_t>(max_threads)]) {
   if (record_latency_)
-    for (int i = 0; i < max_threads; ++i)
+    for (int i = 0; i < max_threads_; ++i)
       slots_[i].latency = std::make_unique<common::latency_histogram>();
 }
 
@@ -41,9 +42,9 @@ output::slot& output::my_slot() noexcept {
 
 output::slot& output::claim_slot() noexcept {
   int i = used_slots_.fetch_add(1);
-  if (i >= max_threads) {
+  if (i >= max_threads_) {
     std::fprintf(stderr, "keylane_bench: more than %d delivering threads\n",
-                 max_threads);
+                 max_threads_);
     std::abort();
   }
   current = thread_slot{epoch_, &slots_[i]};
@@ -52,7 +53,7 @@ output::slot& output::claim_slot() noexcept {
 
 uint64_t output::delivered() const noexcept {
   uint64_t n = 0;
-  int used = std::min(used_slots_.load(), max_threads);
+  int used = std::min(used_slots_.load(), max_threads_);
   for (int i = 0; i < used; ++i)
     n += slots_[i].count.load(std::memory_order_acquire);
   return n;
@@ -72,7 +73,7 @@ bool output::wait_for(uint64_t n, std::chrono::nanoseconds timeout) const {
 
 uint64_t output::violations() const noexcept {
   uint64_t n = 0;
-  int used = std::min(used_slots_.load(), max_threads);
+  int used = std::min(used_slots_.load(), max_threads_);
   for (int i = 0; i < used; ++i) {
     (void)slots_[i].count.load(std::memory_order_acquire);
     n += slots_[i].violations;
@@ -82,7 +83,7 @@ uint64_t output::violations() const noexcept {
 
 common::latency_histogram output::latency() const {
   common::latency_histogram h;
-  int used = std::min(used_slots_.load(), max_threads);
+  int used = std::min(used_slots_.load(), max_threads_);
   for (int i = 0; i < used; ++i) {
     (void)slots_[i].count.load(std::memory_order_acquire);
     if (slots_[i].latency)
@@ -92,7 +93,7 @@ common::latency_histogram output::latency() const {
 }
 
 int output::threads() const noexcept {
-  return std::min(used_slots_.load(), max_threads);
+  return std::min(used_slots_.load(), max_threads_);
 }
 
 } // namespace keylane::bench

@@ -17,7 +17,7 @@ namespace keylane::bench {
 /// Receives every processed event of one run.
 ///
 /// Thread-safety: `deliver` and `note_failure` may be called from any
-/// number of threads (up to `max_threads` distinct ones per output) at
+/// number of threads (up to `max_threads()` distinct ones per output) at
 /// once; each thread writes only its own slot, so delivery costs no shared
 /// write besides one relaxed exchange on the key's order counter. The
 /// reading functions (`delivered`, `violations`, `latency`, ...) are called
@@ -28,11 +28,10 @@ namespace keylane::bench {
 /// reordering, duplicates and gaps all count).
 class output {
 public:
-  static constexpr int max_threads = 32;
-
-  /// An output for keys in `[0, key_space)`; records latency when
+  /// An output for keys in `[0, key_space)` and up to `max_threads`
+  /// delivering threads (more abort the process); records latency when
   /// `record_latency` (events then carry their scheduled time).
-  output(uint64_t key_space, bool record_latency);
+  output(uint64_t key_space, bool record_latency, int max_threads);
   ~output();
 
   /// Delivers one processed event with its work result.
@@ -73,6 +72,9 @@ public:
   /// Distinct threads that delivered.
   [[nodiscard]] int threads() const noexcept;
 
+  /// Distinct threads that may deliver.
+  [[nodiscard]] int max_threads() const noexcept { return max_threads_; }
+
 private:
   struct alignas(64) slot { // one cache line of counters per thread
     std::atomic<uint64_t> count{0};
@@ -86,6 +88,7 @@ private:
 
   uint64_t epoch_;
   bool record_latency_;
+  int max_threads_;
   std::unique_ptr<std::atomic<uint32_t>[]> next_;
   std::unique_ptr<slot[]> slots_;
   alignas(64) std::atomic<int> used_slots_{0};

@@ -33,13 +33,16 @@ std::string sh(const std::string& s) {
   return out + "'";
 }
 
-std::string series_of(const row& r) {
-  return r.scheduler.empty() ? r.way : r.way + "/" + r.scheduler;
+// A column name, so without spaces: "asio_strand", "keylane_global/sharing",
+// with the thread count in a sweep ("asio_strand/t4").
+std::string series_of(const row& r, bool by_threads) {
+  auto s = r.scheduler.empty() ? r.way : r.way + "/" + r.scheduler;
+  return by_threads ? s + "/t" + std::to_string(r.threads) : s;
 }
 
 // One table per work value: a line per workload, a column per series.
 // Missing values are "?" (gnuplot's missing-data marker, set in plot.gp).
-void write_table(const std::vector<row>& rows, uint64_t work,
+void write_table(const std::vector<row>& rows, uint64_t work, bool by_threads,
                  const std::vector<std::string>& series,
                  const std::vector<std::string>& workloads,
                  double (*value)(const row&), const std::string& path) {
@@ -52,7 +55,8 @@ void write_table(const std::vector<row>& rows, uint64_t work,
     out << wl;
     for (auto& s : series) {
       auto it = std::find_if(rows.begin(), rows.end(), [&](const row& r) {
-        return r.work_ns == work && r.workload == wl && series_of(r) == s
+        return r.work_ns == work && r.workload == wl
+               && series_of(r, by_threads) == s
                && r.allocator != "system";
       });
       double v = it == rows.end() ? 0 : value(*it);
@@ -67,7 +71,8 @@ void write_table(const std::vector<row>& rows, uint64_t work,
 
 } // namespace
 
-std::string draw_plots(const std::vector<row>& rows, const std::string& dir) {
+std::string draw_plots(const std::vector<row>& rows, const std::string& dir,
+                       bool by_threads) {
   if (rows.empty())
     return "plots: no rows";
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
@@ -80,8 +85,9 @@ std::string draw_plots(const std::vector<row>& rows, const std::string& dir) {
   for (auto& r : rows) {
     if (r.allocator == "system")
       continue;
-    if (std::find(series.begin(), series.end(), series_of(r)) == series.end())
-      series.push_back(series_of(r));
+    auto name = series_of(r, by_threads);
+    if (std::find(series.begin(), series.end(), name) == series.end())
+      series.push_back(name);
     if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end())
       workloads.push_back(r.workload);
     if (std::find(works.begin(), works.end(), r.work_ns) == works.end())
@@ -90,13 +96,13 @@ std::string draw_plots(const std::vector<row>& rows, const std::string& dir) {
   std::string work_list;
   for (auto w : works) {
     auto tag = std::to_string(w);
-    write_table(rows, w, series, workloads,
+    write_table(rows, w, by_threads, series, workloads,
                 [](const row& r) { return r.events_per_s.median; },
                 dir + "/throughput_" + tag + ".dat");
-    write_table(rows, w, series, workloads,
+    write_table(rows, w, by_threads, series, workloads,
                 [](const row& r) { return r.p50_us.median; },
                 dir + "/p50_" + tag + ".dat");
-    write_table(rows, w, series, workloads,
+    write_table(rows, w, by_threads, series, workloads,
                 [](const row& r) { return r.p99_us.median; },
                 dir + "/p99_" + tag + ".dat");
     work_list += (work_list.empty() ? "" : " ") + tag;

@@ -11,9 +11,11 @@
 namespace keylane::bench {
 
 /// Writes the plot data of `rows` into `dir` and draws
-/// `dir`/perf_throughput.svg and `dir`/perf_latency.svg with plot.gp.
-/// Returns a note for the user: what was written, or why nothing was.
+/// `dir`/perf_throughput.svg and `dir`/perf_latency.svg with plot.gp; a
+/// series per way and scheduler, and per thread count when `by_threads`
+/// (a sweep of `--threads`). Returns a note for the user: what was
+/// written, or why nothing was.
 [[nodiscard]] std::string draw_plots(const std::vector<row>& rows,
-                                     const std::string& dir);
+                                     const std::string& dir, bool by_threads);
 
 } // namespace keylane::bench

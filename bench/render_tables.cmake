@@ -177,8 +177,9 @@ endfunction()
 # ---- the run ----------------------------------------------------------------
 
 # Loads a result file: the envelope into RUN_<field>, and each row of one
-# producer, the mimalloc allocator and the sharing scheduler (or none: the
-# baselines) into ROW.<way>.<workload>.<work_ns>.
+# producer, the mimalloc allocator, the sharing scheduler (or none: the
+# baselines) and 2 worker threads (the default of --threads; rows before
+# the field had 2; single_loop's say 1) into ROW.<way>.<workload>.<work_ns>.
 macro(kl_load path)
   if(NOT RUN_FILE STREQUAL "${path}")
     kl_parse("${path}")
@@ -232,6 +233,10 @@ macro(kl_parse_rows)
     string(JSON alloc GET "${r}" allocator)
     string(JSON producers GET "${r}" producers)
     string(JSON sched ERROR_VARIABLE no_sched GET "${r}" scheduler)
+    string(JSON threads ERROR_VARIABLE no_threads GET "${r}" threads)
+    if(no_threads OR way STREQUAL "single_loop")
+      set(threads 2)
+    endif()
     string(JSON ordered GET "${r}" ordered)
     string(JSON viol GET "${r}" violations)
     string(JSON complete GET "${r}" completed)
@@ -253,7 +258,7 @@ macro(kl_parse_rows)
     if(load GREATER RUN_other_load)
       set(RUN_other_load ${load})
     endif()
-    if(producers EQUAL 1 AND alloc STREQUAL "mimalloc"
+    if(producers EQUAL 1 AND alloc STREQUAL "mimalloc" AND threads EQUAL 2
        AND (no_sched OR sched STREQUAL "sharing"))
       set(ROW.${way}.${workload}.${work} "${r}")
       list(APPEND RUN_keys ROW.${way}.${workload}.${work})

@@ -48,6 +48,8 @@ void visit_fields(row& r, F&& f) {
   f("keylane_set", r.keylane_set);
   f("rejected_submits", r.rejected_submits);
   f("cs_per_event", r.cs_per_event);
+  f("threads", r.threads);
+  f("way_threads", r.way_threads);
 }
 
 // The keyed-state fields, after the others: in a record always, in JSON
@@ -207,13 +209,16 @@ void print_table(std::ostream& out, const run_info& info,
          "'ovl': the offered rate is above the way's measured maximum, so the "
          "queue\ngrows for the whole run (runs then offer only what the way "
          "can do in the run time)\n";
+  // A sweep of worker-thread counts gets a column for each row's.
+  bool by_threads = info.threads.size() > 1;
   std::string last_group;
   for (auto& r : rows) {
     auto group = r.workload + ", work " + (r.work_ns ? "~1 us" : "0");
     if (group != last_group) {
       last_group = group;
       out << "\n== " << group << "\n";
-      out << lpad("way", 38) << pad("events/s", 13) << pad("cpu ns/ev", 13)
+      out << lpad("way", 38) << (by_threads ? pad("threads", 8) : "")
+          << pad("events/s", 13) << pad("cpu ns/ev", 13)
           << pad("p50", 13) << pad("p99", 13) << pad("p99.9", 13) << " @"
           << lpad("rate", 6) << pad("p50", 13) << pad("p99", 13)
           << pad("p99.9", 13) << " @" << lpad("half", 7) << pad("peakMB", 12)
@@ -230,7 +235,9 @@ void print_table(std::ostream& out, const run_info& info,
     auto rate = (r.overloaded ? std::string{"ovl"} : si(r.rate))
                 + (r.pacer_p99_us.median > 1000 ? "~" : "");
     auto half = si(r.half_rate) + (r.pacer_p99_half_us.median > 1000 ? "~" : "");
-    out << lpad(name, 38) << pad(cell(r.events_per_s), 13)
+    out << lpad(name, 38)
+        << (by_threads ? pad(std::to_string(r.threads), 8) : "")
+        << pad(cell(r.events_per_s), 13)
         << pad(cell(r.cpu_ns_per_event), 13) << pad(cell(r.p50_us), 13)
         << pad(cell(r.p99_us), 13) << pad(cell(r.p999_us), 13) << " @"
         << lpad(rate, 6) << pad(cell(r.p50_half_us), 13)
@@ -258,6 +265,9 @@ void print_table(std::ostream& out, const run_info& info,
          "blocked submit (backpressure) or the machine did not run the pacer "
          "on time; the latencies include that wait. load%: median share of the "
          "machine busy with other processes.\n";
+  if (by_threads)
+    out << "threads: the way's worker threads (--threads); single_loop runs "
+           "on the producer thread, once, as 1.\n";
 }
 
 void print_markdown(std::ostream& out, const run_info& info,
@@ -289,6 +299,9 @@ void print_markdown(std::ostream& out, const run_info& info,
       name += " " + r.scheduler;
     if (r.way.rfind("keylane", 0) == 0 && r.allocator == "system")
       name += " (system malloc)";
+    if (info.threads.size() > 1)
+      name += ", " + std::to_string(r.threads)
+              + (r.threads == 1 ? " thread" : " threads");
     out << "| " << name << " | " << cell(r.events_per_s) << " | "
         << cell(r.cpu_ns_per_event) << " | " << si(r.p50_us.median) << " / "
         << cell(r.p99_us) << " / " << si(r.p999_us.median)

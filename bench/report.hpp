@@ -55,6 +55,14 @@ struct row {
   /// Submits turned away by `runtime.overflow = reject` and retried, over
   /// all runs of the row (0 with overflow = block).
   uint64_t rejected_submits = 0;
+  /// Worker threads the way ran with (`--threads`; 1 for single_loop,
+  /// which runs on the producer thread).
+  int threads = 1;
+  /// Threads the process had at the end of a run (after the last delivery,
+  /// producer threads joined) above those it had before the way was made,
+  /// the most of the row's runs: the way's workers and its helpers (CAF's
+  /// clock and printer, keylane's output thread); 0 for single_loop.
+  int way_threads = 0;
 
   // -- keyed state: the keylane_state ways only (absent from other rows'
   // JSON). Per throughput run, up to its last delivery (the writes on
@@ -85,6 +93,9 @@ struct run_info {
   std::string caf_note;
   /// The keylane ways' settings, overrides included.
   std::string keylane_note;
+  /// The worker-thread counts swept (`--threads`): with more than one, the
+  /// tables say each row's count.
+  std::vector<int> threads{2};
   double load_before = 0;
   int runs = 0;
   uint64_t events = 0;

@@ -91,6 +91,7 @@ row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
   r.scheduler = spec.scheduler;
   r.allocator = opt.allocator;
   r.producers = opt.producers;
+  r.threads = spec.threads;
   r.ordered = spec.ordered;
   r.runs = static_cast<int>(c.tput.size());
   r.events = c.tput.empty() ? 0 : c.tput.front().events;
@@ -138,6 +139,7 @@ row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
       r.violations += s.violations;
       r.rejected_submits += s.rejected_submits;
       r.completed = r.completed && s.completed;
+      r.way_threads = std::max(r.way_threads, s.way_threads);
       loads.push_back(s.other_load * 100);
       add_note(r.notes, s.note);
     }

@@ -28,32 +28,38 @@ std::vector<std::string> default_way_names() {
 std::vector<way_spec>
 make_way_specs(const std::vector<std::string>& names,
                const std::vector<std::string>& schedulers,
+               const std::vector<int>& threads,
                const std::vector<std::string>& sets) {
   std::vector<way_spec> out;
   auto wanted = [&](const std::string& n) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };
+  // A spec per count of worker threads, for a way made by `make(n)`.
+  auto each_count = [&](const std::string& name, bool ordered,
+                        const std::string& sched, const std::string& store,
+                        auto make) {
+    for (int n : threads)
+      out.push_back({name, ordered, sched, store, n, [make, n] {
+                       return make(n);
+                     }});
+  };
+  auto plain = [&](const std::string& name, bool ordered,
+                   std::unique_ptr<way> (*make)(int)) {
+    if (wanted(name))
+      each_count(name, ordered, "", "", make);
+  };
+  // single_loop has no worker threads: it runs once, on the producer's.
   if (wanted("single_loop"))
-    out.push_back({"single_loop", true, "", "", make_single_loop});
-  if (wanted("shared_queue"))
-    out.push_back({"shared_queue", false, "", "", make_shared_queue});
-  if (wanted("hash_partitions"))
-    out.push_back({"hash_partitions", true, "", "", make_hash_partitions});
-  if (wanted("ordered_partitions"))
-    out.push_back({"ordered_partitions", true, "", "",
-                   make_ordered_partitions});
-  if (wanted("keyed_partitions"))
-    out.push_back({"keyed_partitions", true, "", "", make_keyed_partitions});
-  if (wanted("keyed_slots"))
-    out.push_back({"keyed_slots", true, "", "", make_keyed_slots});
-  if (wanted("caf_lanes"))
-    out.push_back({"caf_lanes", true, "", "", make_caf_lanes});
-  if (wanted("caf_lanes_capped"))
-    out.push_back({"caf_lanes_capped", true, "", "", make_caf_lanes_capped});
-  if (wanted("asio_strand"))
-    out.push_back({"asio_strand", true, "", "", make_asio_strand});
-  if (wanted("caf_naive"))
-    out.push_back({"caf_naive", true, "", "", make_caf_naive});
+    out.push_back({"single_loop", true, "", "", 1, make_single_loop});
+  plain("shared_queue", false, make_shared_queue);
+  plain("hash_partitions", true, make_hash_partitions);
+  plain("ordered_partitions", true, make_ordered_partitions);
+  plain("keyed_partitions", true, make_keyed_partitions);
+  plain("keyed_slots", true, make_keyed_slots);
+  plain("caf_lanes", true, make_caf_lanes);
+  plain("caf_lanes_capped", true, make_caf_lanes_capped);
+  plain("asio_strand", true, make_asio_strand);
+  plain("caf_naive", true, make_caf_naive);
   // keylane_none emits in completion order: per-key order is expected from
   // the lanes but not promised by order = none, so it is reported, not
   // asserted.
@@ -62,16 +68,16 @@ make_way_specs(const std::vector<std::string>& names,
     if (!wanted(name))
       continue;
     for (auto& sched : schedulers)
-      out.push_back({name, std::string{order} != "none", sched, "",
-                     [order, sched, sets] {
-                       return make_keylane(order, sched, sets);
-                     }});
+      each_count(name, std::string{order} != "none", sched, "",
+                 [order, sched, sets](int n) {
+                   return make_keylane(order, sched, n, sets);
+                 });
   }
   if (wanted("keylane_tell"))
     for (auto& sched : schedulers)
-      out.push_back({"keylane_tell", true, sched, "", [sched, sets] {
-                       return make_keylane_tell(sched, sets);
-                     }});
+      each_count("keylane_tell", true, sched, "", [sched, sets](int n) {
+        return make_keylane_tell(sched, n, sets);
+      });
   // keylane_per_key with keyed state: the cost of the state API
   // (_memory) and of RocksDB on top of it.
   for (const char* store : {"rocksdb", "memory"}) {
@@ -80,9 +86,9 @@ make_way_specs(const std::vector<std::string>& names,
     if (!wanted(name))
       continue;
     for (auto& sched : schedulers)
-      out.push_back({name, true, sched, store, [store, sched, sets] {
-                       return make_keylane_state(store, sched, sets);
-                     }});
+      each_count(name, true, sched, store, [store, sched, sets](int n) {
+        return make_keylane_state(store, sched, n, sets);
+      });
   }
   return out;
 }

@@ -82,6 +82,9 @@ struct way_spec {
   std::string scheduler;
   /// The state store of a stateful way ("rocksdb" or "memory"), else "".
   std::string state_store;
+  /// Worker threads the way runs with (`--threads`); 1 for single_loop,
+  /// which runs on the producer thread.
+  int threads = 1;
   /// Builds a fresh instance.
   std::function<std::unique_ptr<way>()> make;
 };
@@ -94,64 +97,78 @@ struct way_spec {
 /// `keyed_partitions`, which run on request.
 [[nodiscard]] std::vector<std::string> default_way_names();
 
-/// The specs of `names` (in report order), with every scheduler in
-/// `schedulers` for the keylane ways, whose settings get the overrides
-/// `sets` ("section.key=value", checked by `check_keylane_overrides`).
+/// The specs of `names` (in report order), each way with worker threads
+/// at every count of `threads` (single_loop once, with 1), with every
+/// scheduler in `schedulers` for the keylane ways, whose settings get the
+/// overrides `sets` ("section.key=value", checked by
+/// `check_keylane_overrides`).
 [[nodiscard]] std::vector<way_spec>
 make_way_specs(const std::vector<std::string>& names,
                const std::vector<std::string>& schedulers,
+               const std::vector<int>& threads,
                const std::vector<std::string>& sets);
 
-// One factory per way, each in its own file under ways/.
+// One factory per way, each in its own file under ways/; `threads` is the
+// way's count of worker threads (>= 1).
 std::unique_ptr<way> make_single_loop();
-std::unique_ptr<way> make_shared_queue();
-std::unique_ptr<way> make_hash_partitions();
+/// `threads` consumers of one queue.
+std::unique_ptr<way> make_shared_queue(int threads);
+/// `threads` partitions, one worker thread each.
+std::unique_ptr<way> make_hash_partitions(int threads);
 /// hash_partitions with outputs re-sequenced into submission order (the
 /// promise of keylane_global) and a window of 65,536: on request only.
-std::unique_ptr<way> make_ordered_partitions();
-std::unique_ptr<way> make_keyed_partitions();
-std::unique_ptr<way> make_keyed_slots();
+std::unique_ptr<way> make_ordered_partitions(int threads);
+std::unique_ptr<way> make_keyed_partitions(int threads);
+std::unique_ptr<way> make_keyed_slots(int threads);
 /// keylane's shape (CAF shard and sink actors, lanes with queues, heap
-/// events) with no keylane code: on request only.
-std::unique_ptr<way> make_caf_lanes();
+/// events) with no keylane code: on request only. `threads` CAF workers
+/// and as many shards.
+std::unique_ptr<way> make_caf_lanes(int threads);
 /// caf_lanes with keylane ways' cap of live keys (on request).
-std::unique_ptr<way> make_caf_lanes_capped();
-std::unique_ptr<way> make_asio_strand();
-std::unique_ptr<way> make_caf_naive();
-/// CAF's default scheduler and its worker count here (caf_naive runs
-/// with the defaults).
+std::unique_ptr<way> make_caf_lanes_capped(int threads);
+/// An io_context run by `threads` threads.
+std::unique_ptr<way> make_asio_strand(int threads);
+/// CAF's default config but for `threads` workers.
+std::unique_ptr<way> make_caf_naive(int threads);
+/// The CAF version and default scheduler caf_naive runs with.
 [[nodiscard]] std::string caf_default_description();
+/// keylane with `scheduler.threads = threads` (and so as many shards,
+/// unless `sets` says otherwise).
 std::unique_ptr<way> make_keylane(const std::string& order,
-                                  const std::string& scheduler,
+                                  const std::string& scheduler, int threads,
                                   const std::vector<std::string>& sets);
 /// keylane_per_key with a `keylane::stateful_handler` keeping a small
 /// per-key state in `store` ("rocksdb": a fresh temporary directory per
 /// run, removed after it; "memory").
 std::unique_ptr<way> make_keylane_state(const std::string& store,
                                         const std::string& scheduler,
+                                        int threads,
                                         const std::vector<std::string>& sets);
 
 /// keylane_per_key with each event sent through a front key whose handler
 /// `tell`s it to the event's key (on request only).
 std::unique_ptr<way> make_keylane_tell(const std::string& scheduler,
+                                       int threads,
                                        const std::vector<std::string>& sets);
 
 /// Checks `--set` overrides of the keylane ways: valid for keylane (as
 /// `keylane::apply_overrides` sees them, on the ways' settings) and not of
 /// a key the benchmark sets itself (runtime.order, scheduler.policy,
-/// handler.*, state.store, state.path). Returns every problem, one a
-/// line, or "".
+/// scheduler.threads, handler.*, state.store, state.path). Returns every
+/// problem, one a line, or "".
 [[nodiscard]] std::string
 check_keylane_overrides(const std::vector<std::string>& sets);
 
-/// The keylane ways' settings with `sets` applied, as TOML (`--print-config`;
-/// each way and row then sets runtime.order and scheduler.policy).
+/// The keylane ways' settings at `threads` with `sets` applied, as TOML
+/// (`--print-config`; each way and row then sets runtime.order,
+/// scheduler.policy and scheduler.threads).
 [[nodiscard]] std::string
-keylane_settings_toml(const std::vector<std::string>& sets);
+keylane_settings_toml(int threads, const std::vector<std::string>& sets);
 
-/// The keylane ways' settings for the report: "threads = 2, ...", then
-/// the overrides.
+/// The keylane ways' settings for the report: "threads = 2, ..." (or
+/// "threads per row (1, 2, 4), ..." for a sweep), then the overrides.
 [[nodiscard]] std::string
-keylane_settings_note(const std::vector<std::string>& sets);
+keylane_settings_note(const std::vector<int>& threads,
+                      const std::vector<std::string>& sets);
 
 } // namespace keylane::bench

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Baseline 4: one boost::asio strand per key on an io_context run by two
-// threads. Strands keep per-key order; every key that has work can run.
+// Baseline 4: one boost::asio strand per key on an io_context run by
+// --threads threads (2 by default). Strands keep per-key order; every key that has work can run.
 // Strands are created lazily on the submitting thread and kept (the naive
 // way: nothing retires them).
 
@@ -19,16 +19,17 @@ namespace keylane::bench {
 
 namespace {
 
-constexpr int threads = 2;
-
 class asio_strand final : public way {
 public:
   using executor = boost::asio::io_context::executor_type;
 
+  // The concurrency hint is the number of threads that run the context.
+  explicit asio_strand(int threads) : thread_count_(threads), ioc_{threads} {}
+
   std::string start(output& out, uint64_t work_iters) override {
     out_ = &out;
     iters_ = work_iters;
-    for (int i = 0; i < threads; ++i)
+    for (int i = 0; i < thread_count_; ++i)
       threads_.emplace_back([this] { ioc_.run(); });
     return {};
   }
@@ -51,7 +52,8 @@ public:
   }
 
 private:
-  boost::asio::io_context ioc_{threads};
+  int thread_count_;
+  boost::asio::io_context ioc_;
   boost::asio::executor_work_guard<executor> guard_{ioc_.get_executor()};
   std::unordered_map<uint64_t, boost::asio::strand<executor>> strands_;
   std::vector<std::thread> threads_;
@@ -61,8 +63,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<way> make_asio_strand() {
-  return std::make_unique<asio_strand>();
+std::unique_ptr<way> make_asio_strand(int threads) {
+  return std::make_unique<asio_strand>(threads);
 }
 
 } // namespace keylane::bench

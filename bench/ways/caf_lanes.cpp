@@ -3,7 +3,7 @@
 // and none of its promises beyond order — what the design card's layout
 // costs by itself. `keyed_slots` (ordered_partitions.cpp) plus what that
 // layout adds: shards and the sink are CAF actors on the sharing scheduler
-// with two workers; `submit` puts an item in its shard's inbox and sends
+// with --threads workers (2 by default) and as many shards; `submit` puts an item in its shard's inbox and sends
 // the shard a wake-up message only if none is pending; the shard takes up
 // to 1,024 items a round, builds a heap event for each (kept until the
 // sink delivered it, as keylane keeps an event until it completed), puts
@@ -58,7 +58,6 @@ using wake_atom = caf::atom_constant<caf::atom("wake")>;
 using reclaim_atom = caf::atom_constant<caf::atom("reclaim")>;
 using done_atom = caf::atom_constant<caf::atom("done")>;
 
-constexpr size_t shard_count = 2;
 constexpr size_t inbox_batch = 1024;
 constexpr uint64_t window = 65536; // keylane ways' runtime.window
 constexpr size_t capped_keys = 4096; // keylane ways' max_active_keys
@@ -137,7 +136,7 @@ using lane_table = striped_entries<uint64_t, lane, int_hash>;
 struct shared {
   output* out = nullptr;
   uint64_t iters = 0;
-  inbox boxes[shard_count];
+  std::vector<inbox> boxes; // one per shard, made once
   caf::actor sink;
   alignas(64) std::atomic<uint64_t> head{0};
   alignas(64) std::atomic<bool> blocked{false};
@@ -172,10 +171,16 @@ lane* pop_waiting(shared& sh) {
   return w;
 }
 
+// The shard with the least queued (the first of equals).
 uint32_t by_load(shared& sh) {
-  return sh.boxes[0].items.size_approx() <= sh.boxes[1].items.size_approx()
-           ? 0
-           : 1;
+  uint32_t best = 0;
+  auto least = sh.boxes[0].items.size_approx();
+  for (uint32_t i = 1; i < sh.boxes.size(); ++i)
+    if (auto n = sh.boxes[i].items.size_approx(); n < least) {
+      least = n;
+      best = i;
+    }
+  return best;
 }
 
 caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
@@ -211,7 +216,7 @@ caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
         done->push_back(ev);
       }
       // Last: once the count is zero the producer may move the lane to
-      // the other shard.
+      // another shard.
       auto ran = l->queue.size();
       l->queue.clear();
       l->marked = false;
@@ -318,13 +323,14 @@ caf::behavior sink_actor(caf::event_based_actor*, shared* sh) {
 
 class caf_lanes final : public way {
 public:
-  explicit caf_lanes(size_t cap) {
+  caf_lanes(size_t cap, int threads) {
+    sh_.boxes = std::vector<inbox>(static_cast<size_t>(threads));
     sh_.cap = cap;
     sh_.lanes = &lanes_;
     sh_.free_slots.store(static_cast<int64_t>(cap));
     cfg_.set("logger.verbosity", caf::atom("quiet"));
     cfg_.set("scheduler.policy", caf::atom("sharing"));
-    cfg_.set("scheduler.max-threads", size_t{2});
+    cfg_.set("scheduler.max-threads", static_cast<size_t>(threads));
     cfg_.set("scheduler.max-throughput", size_t{300});
   }
 
@@ -333,7 +339,7 @@ public:
     sh_.iters = work_iters;
     sys_ = std::make_unique<caf::actor_system>(cfg_);
     sh_.sink = sys_->spawn(sink_actor, &sh_);
-    for (size_t i = 0; i < shard_count; ++i)
+    for (size_t i = 0; i < sh_.boxes.size(); ++i)
       sh_.boxes[i].actor = sys_->spawn(shard_actor, &sh_, i);
     return {};
   }
@@ -474,13 +480,13 @@ private:
 
 } // namespace caf_lanes_detail
 
-std::unique_ptr<way> make_caf_lanes() {
-  return std::make_unique<caf_lanes_detail::caf_lanes>(0);
+std::unique_ptr<way> make_caf_lanes(int threads) {
+  return std::make_unique<caf_lanes_detail::caf_lanes>(0, threads);
 }
 
-std::unique_ptr<way> make_caf_lanes_capped() {
+std::unique_ptr<way> make_caf_lanes_capped(int threads) {
   return std::make_unique<caf_lanes_detail::caf_lanes>(
-    caf_lanes_detail::capped_keys);
+    caf_lanes_detail::capped_keys, threads);
 }
 
 } // namespace keylane::bench

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Baseline 3: key -> fixed partition by hash, one moodycamel queue and one
-// worker thread per partition. Keeps per-key order (one producer token,
+// worker thread per partition, as many partitions as --threads (2 by
+// default, one per core of the reference machine). Keeps per-key order (one producer token,
 // one consumer per queue), but a hot key stalls every key that shares its
 // partition.
 
@@ -18,15 +19,13 @@ namespace keylane::bench {
 
 namespace {
 
-constexpr size_t partitions = 2; // one per core of the reference machine
 constexpr size_t batch = 64;
 
 class hash_partitions final : public way {
 public:
-  hash_partitions() {
-    for (size_t i = 0; i < partitions; ++i) {
+  explicit hash_partitions(int partitions) {
+    for (int i = 0; i < partitions; ++i)
       parts_.push_back(std::make_unique<partition>());
-    }
   }
 
   std::string start(output& out, uint64_t work_iters) override {
@@ -45,7 +44,7 @@ public:
   }
 
   bool submit(const item& it) override {
-    auto& p = *parts_[stable_hash(it.key) % partitions];
+    auto& p = *parts_[stable_hash(it.key) % parts_.size()];
     return p.queue.enqueue(p.token, it);
   }
 
@@ -68,8 +67,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<way> make_hash_partitions() {
-  return std::make_unique<hash_partitions>();
+std::unique_ptr<way> make_hash_partitions(int threads) {
+  return std::make_unique<hash_partitions>(threads);
 }
 
 } // namespace keylane::bench

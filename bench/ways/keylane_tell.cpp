@@ -46,12 +46,12 @@ struct relay_handler final : keylane::handler<item, uint64_t> {
 
 class relay_way final : public way {
 public:
-  relay_way(scheduler_policy sched, std::vector<std::string> sets)
-    : sched_(sched), sets_(std::move(sets)) {}
+  relay_way(scheduler_policy sched, int threads, std::vector<std::string> sets)
+    : sched_(sched), threads_(threads), sets_(std::move(sets)) {}
 
   std::string start(output& out, uint64_t work_iters) override {
     settings s;
-    s.threads = 2;
+    s.threads = static_cast<size_t>(threads_); // CAF workers and shards
     s.max_active_keys = 4096;
     s.window = 65536;
     s.key_backlog = 65536; // as keylane_way's (the default before 0.2.0)
@@ -108,6 +108,7 @@ public:
 
 private:
   scheduler_policy sched_;
+  int threads_;
   std::vector<std::string> sets_;
   std::unique_ptr<rt_type> rt_;
 };
@@ -115,11 +116,12 @@ private:
 } // namespace
 
 std::unique_ptr<way> make_keylane_tell(const std::string& scheduler,
+                                       int threads,
                                        const std::vector<std::string>& sets) {
   return std::make_unique<relay_way>(scheduler == "stealing"
                                        ? scheduler_policy::stealing
                                        : scheduler_policy::sharing,
-                                     sets);
+                                     threads, sets);
 }
 
 } // namespace keylane::bench

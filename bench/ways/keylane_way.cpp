@@ -77,10 +77,12 @@ std::string make_temp_dir() {
 }
 
 // The settings of every keylane way before --set; order and scheduler
-// come from the way.
-settings base_settings() {
+// come from the way, threads from its row (--threads). CAF's workers
+// (scheduler.max-threads) and the shards follow `threads` in keylane
+// itself, the shards unless --set scheduler.shards.
+settings base_settings(int threads) {
   settings s;
-  s.threads = 2;
+  s.threads = static_cast<size_t>(threads);
   s.max_active_keys = 4096;
   s.window = 65536;
   // As in the runs docs/performance.md quotes (the default before 0.2.0):
@@ -101,10 +103,11 @@ order_mode parse_order(const std::string& s) {
 class keylane_way final : public way {
 public:
   // `state` none: spin_handler; else state_handler with that store.
-  keylane_way(order_mode order, scheduler_policy sched,
+  keylane_way(order_mode order, scheduler_policy sched, int threads,
               std::vector<std::string> sets,
               state_backend state = state_backend::none)
-    : order_(order), sched_(sched), sets_(std::move(sets)), state_(state) {}
+    : order_(order), sched_(sched), threads_(threads), sets_(std::move(sets)),
+      state_(state) {}
 
   ~keylane_way() override {
     rt_.reset();
@@ -115,7 +118,7 @@ public:
   }
 
   std::string start(output& out, uint64_t work_iters) override {
-    auto s = base_settings();
+    auto s = base_settings(threads_);
     s.order = order_;
     s.scheduler = sched_;
     if (state_ != state_backend::none) {
@@ -219,6 +222,7 @@ public:
 private:
   order_mode order_;
   scheduler_policy sched_;
+  int threads_;
   std::vector<std::string> sets_;
   state_backend state_;
   std::string state_dir_; // rocksdb: this run's store, removed at the end
@@ -229,23 +233,24 @@ private:
 } // namespace
 
 std::unique_ptr<way> make_keylane(const std::string& order,
-                                  const std::string& scheduler,
+                                  const std::string& scheduler, int threads,
                                   const std::vector<std::string>& sets) {
   return std::make_unique<keylane_way>(parse_order(order),
                                        scheduler == "stealing"
                                          ? scheduler_policy::stealing
                                          : scheduler_policy::sharing,
-                                       sets);
+                                       threads, sets);
 }
 
 std::unique_ptr<way> make_keylane_state(const std::string& store,
                                         const std::string& scheduler,
+                                        int threads,
                                         const std::vector<std::string>& sets) {
   return std::make_unique<keylane_way>(order_mode::per_key,
                                        scheduler == "stealing"
                                          ? scheduler_policy::stealing
                                          : scheduler_policy::sharing,
-                                       sets,
+                                       threads, sets,
                                        store == "memory"
                                          ? state_backend::memory
                                          : state_backend::rocksdb);
@@ -268,6 +273,9 @@ std::string check_keylane_overrides(const std::vector<std::string>& sets) {
     else if (key == "scheduler.policy")
       add("--set " + a + ": keylane_bench sets scheduler.policy per row; "
           "pick them with --schedulers sharing,stealing");
+    else if (key == "scheduler.threads")
+      add("--set " + a + ": keylane_bench sets scheduler.threads per row; "
+          "pick the counts with --threads, e.g. --threads 1,2,4");
     else if (key.rfind("handler", 0) == 0)
       add("--set " + a + ": keylane_bench runs its own handler, which has "
           "no name and reads no parameters");
@@ -278,30 +286,39 @@ std::string check_keylane_overrides(const std::vector<std::string>& sets) {
     else
       rest.push_back(a);
   }
-  auto base = base_settings();
+  auto base = base_settings(2);
   auto s = base;
   if (auto err = apply_overrides(s, rest))
     add(render(err));
   else if (problems.empty()
            && (s.order != base.order || s.scheduler != base.scheduler
+               || s.threads != base.threads
                || s.handler != base.handler || !s.params.values().empty()
                || s.state_store != base.state_store
                || s.state_path != base.state_path))
     // Spelled another way (a quoted key, an inline table).
-    add("--set: runtime.order, scheduler.policy, handler.*, state.store and "
-        "state.path are keylane_bench's own; use --ways and --schedulers");
+    add("--set: runtime.order, scheduler.policy, scheduler.threads, "
+        "handler.*, state.store and state.path are keylane_bench's own; use "
+        "--ways, --schedulers and --threads");
   return problems;
 }
 
-std::string keylane_settings_toml(const std::vector<std::string>& sets) {
-  auto s = base_settings();
+std::string keylane_settings_toml(int threads,
+                                  const std::vector<std::string>& sets) {
+  auto s = base_settings(threads);
   (void) apply_overrides(s, sets); // checked by check_keylane_overrides
   return to_toml(s);
 }
 
-std::string keylane_settings_note(const std::vector<std::string>& sets) {
-  auto b = base_settings();
-  auto out = "threads = " + std::to_string(b.threads) + ", max_active_keys = "
+std::string keylane_settings_note(const std::vector<int>& threads,
+                                  const std::vector<std::string>& sets) {
+  auto b = base_settings(threads.front());
+  std::string counts;
+  for (int n : threads)
+    counts += (counts.empty() ? "" : ", ") + std::to_string(n);
+  auto out = (threads.size() == 1 ? "threads = " + counts
+                                  : "threads per row (" + counts + ")")
+             + ", max_active_keys = "
              + std::to_string(b.max_active_keys) + ", window = "
              + std::to_string(b.window) + ", key_backlog = "
              + std::to_string(b.key_backlog) + ", overflow = " + to_string(b.overflow)

@@ -47,7 +47,6 @@ namespace keylane::bench {
 
 namespace {
 
-constexpr size_t partitions = 2; // as hash_partitions
 constexpr size_t batch = 64;
 constexpr uint64_t window = 65536; // keylane ways' runtime.window
 
@@ -114,9 +113,10 @@ using key_slots = striped_entries<key, key_entry, key_hasher>;
 
 class ordered_partitions final : public way {
 public:
-  explicit ordered_partitions(keying mode)
+  // As hash_partitions: one worker thread per partition.
+  ordered_partitions(keying mode, int partitions)
     : ring_(new cell[window]), mode_(mode) {
-    for (size_t i = 0; i < partitions; ++i)
+    for (int i = 0; i < partitions; ++i)
       parts_.push_back(std::make_unique<partition>());
   }
 
@@ -152,7 +152,7 @@ public:
       });
       blocked_.store(false, std::memory_order_relaxed);
     }
-    auto* p = parts_[stable_hash(it.key) % partitions].get();
+    auto* p = parts_[stable_hash(it.key) % parts_.size()].get();
     key_entry* e = nullptr;
     if (mode_ == keying::counts) {
       counts_.add(key{it.key});
@@ -163,8 +163,7 @@ public:
       bool idle = false;
       e = slots_.add(key{it.key}, idle);
       if (idle)
-        e->partition = parts_[0]->queue.size_approx()
-                           <= parts_[1]->queue.size_approx() ? 0 : 1;
+        e->partition = least_queued();
       p = parts_[e->partition].get();
     }
     return p->queue.enqueue(p->token, sequenced{it, next_++, e});
@@ -223,6 +222,18 @@ private:
       if (!ring_[h % window].ready.load(std::memory_order_seq_cst))
         return;
     }
+  }
+
+  // The partition with the least queued (the first of equals).
+  size_t least_queued() const {
+    size_t best = 0;
+    auto least = parts_[0]->queue.size_approx();
+    for (size_t i = 1; i < parts_.size(); ++i)
+      if (auto n = parts_[i]->queue.size_approx(); n < least) {
+        least = n;
+        best = i;
+      }
+    return best;
   }
 
   struct partition {
@@ -289,16 +300,16 @@ private:
 
 } // namespace
 
-std::unique_ptr<way> make_ordered_partitions() {
-  return std::make_unique<ordered_partitions>(keying::none);
+std::unique_ptr<way> make_ordered_partitions(int threads) {
+  return std::make_unique<ordered_partitions>(keying::none, threads);
 }
 
-std::unique_ptr<way> make_keyed_partitions() {
-  return std::make_unique<ordered_partitions>(keying::counts);
+std::unique_ptr<way> make_keyed_partitions(int threads) {
+  return std::make_unique<ordered_partitions>(keying::counts, threads);
 }
 
-std::unique_ptr<way> make_keyed_slots() {
-  return std::make_unique<ordered_partitions>(keying::slots);
+std::unique_ptr<way> make_keyed_slots(int threads) {
+  return std::make_unique<ordered_partitions>(keying::slots, threads);
 }
 
 } // namespace keylane::bench

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Baseline 2: one moodycamel queue, two consumer threads taking whatever
-// comes next. Fast, but a key's events can run at once on both threads and
-// finish out of order: an upper bound that breaks per-key order.
+// Baseline 2: one moodycamel queue, consumer threads (--threads, 2 by
+// default) taking whatever comes next. Fast, but a key's events can run at
+// once on two threads and finish out of order: an upper bound that breaks
+// per-key order.
 
 #include <atomic>
 #include <thread>
@@ -15,13 +16,14 @@ namespace keylane::bench {
 
 namespace {
 
-constexpr int consumers = 2;
 constexpr size_t batch = 64;
 
 class shared_queue final : public way {
 public:
+  explicit shared_queue(int consumers) : consumers_(consumers) {}
+
   std::string start(output& out, uint64_t work_iters) override {
-    for (int i = 0; i < consumers; ++i)
+    for (int i = 0; i < consumers_; ++i)
       threads_.emplace_back([this, &out, work_iters] {
         item buf[batch];
         for (;;) {
@@ -45,6 +47,7 @@ public:
   }
 
 private:
+  int consumers_;
   detail::blocking_mpmc_queue<item> queue_;
   detail::producer_token token_{queue_};
   std::atomic<bool> done_{false};
@@ -53,8 +56,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<way> make_shared_queue() {
-  return std::make_unique<shared_queue>();
+std::unique_ptr<way> make_shared_queue(int threads) {
+  return std::make_unique<shared_queue>(threads);
 }
 
 } // namespace keylane::bench
