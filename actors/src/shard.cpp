@@ -255,7 +255,7 @@ void shard::end_round() {
       // Nothing to re-sequence: straight to the application, no sink hop.
       if (parts_.live.window_auto())
         send_measures();
-      parts_.out.emit(out_->items, true);
+      parts_.out.emit(out_->items, parts_.pub.tallies[index_].get());
     }
   }
   // After the outputs went: a key's next lane (on any shard) starts only

@@ -6,6 +6,7 @@
 
 #include <caf/all.hpp>
 
+#include "keylane/detail/counters.hpp"
 #include "keylane/detail/inboxes.hpp"
 #include "keylane/detail/ingress.hpp"
 #include "keylane/detail/key_table.hpp"
@@ -39,7 +40,8 @@ void supervisor::deliver_parked() {
     parts_.keys.ended(ev->k, 1);
   written_ = 0;
   if (parts_.cfg.order != order_mode::global) {
-    parts_.out.emit(to_park_, true); // nothing to re-sequence
+    // Nothing to re-sequence; its block is the one after the shards'.
+    parts_.out.emit(to_park_, parts_.pub.tallies.back().get());
     return;
   }
   auto b = std::make_shared<event_batch>(&parts_.ledger, "completed");

@@ -77,6 +77,9 @@ engine::engine(settings cfg, output_fn out, payload_ops ops)
             cfg_.output_thread == output_thread::automatic,
             ingress_, waiter_, log_, pub_, live_) {
   inboxes_->set_inline(ops_.inline_fill, ops_.inline_event);
+  // One block per shard and the supervisor's, before any actor runs.
+  for (size_t i = 0; i <= inboxes_->shard_count(); ++i)
+    pub_.tallies.push_back(std::make_unique<outcome_tally>());
 }
 
 caf::expected<std::unique_ptr<engine>>
@@ -323,6 +326,14 @@ keylane::stats engine::snapshot() const {
   s.ingress_depth = inboxes_->depth();
   s.window = ingress_.window();
   s.latency = pub_.latency.snapshot();
+  for (const auto& t : pub_.tallies) {
+    s.ok += t->ok.load(r);
+    s.skipped += t->skipped.load(r);
+    s.failed += t->failed.load(r);
+    s.parked += t->parked.load(r);
+    s.retries += t->retries.load(r);
+    s.latency += t->latency.snapshot();
+  }
   auto m = messaging_.counters();
   s.messages_sent = m.sent;
   s.messages_refused = m.refused;

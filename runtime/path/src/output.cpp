@@ -57,9 +57,9 @@ void output::start(std::function<void()> mark) {
   }};
 }
 
-void output::count(event_base** evs, size_t n) {
-  // Single writer: the counters' only producers call this under `mtx_`
-  // (the sink keeps its own for global order).
+void output::count(event_base** evs, size_t n, outcome_tally& t) {
+  // Single writer: the actor that owns `t` (see outcome_tally), before the
+  // events leave, so whoever sees one sees it counted.
   uint64_t ok = 0, skipped = 0, failed = 0, parked = 0, retries = 0;
   for (size_t i = 0; i < n; ++i) {
     switch (evs[i]->status) {
@@ -71,19 +71,19 @@ void output::count(event_base** evs, size_t n) {
     if (evs[i]->attempts > 1)
       retries += evs[i]->attempts - 1;
   }
-  bump(pub_.ok, ok);
-  bump(pub_.skipped, skipped);
-  bump(pub_.failed, failed);
-  bump(pub_.parked, parked);
-  bump(pub_.retries, retries);
+  bump(t.ok, ok);
+  bump(t.skipped, skipped);
+  bump(t.failed, failed);
+  bump(t.parked, parked);
+  bump(t.retries, retries);
   if (live_.record_latency()) {
     auto now = clock::now(); // one clock read per batch
     for (size_t i = 0; i < n; ++i)
-      pub_.latency.record(now - evs[i]->submitted);
+      t.latency.record(now - evs[i]->submitted);
   }
 }
 
-void output::emit(std::vector<event_ptr>& evs, bool tally) {
+void output::emit(std::vector<event_ptr>& evs, outcome_tally* tally) {
   static_assert(sizeof(event_ptr) == sizeof(event_base*),
                 "event_ptr must be a bare pointer to be handed on in place");
   // `emit` copies the pointers (and may even delete the events, on_sink);
@@ -94,12 +94,12 @@ void output::emit(std::vector<event_ptr>& evs, bool tally) {
   evs.clear();
 }
 
-void output::emit(event_base** evs, size_t n, bool tally) {
+void output::emit(event_base** evs, size_t n, outcome_tally* tally) {
   if (n == 0)
     return;
-  std::unique_lock<std::mutex> guard{mtx_};
   if (tally)
-    count(evs, n);
+    count(evs, n, *tally);
+  std::unique_lock<std::mutex> guard{mtx_};
   if (inline_when_idle_ && consumer_asleep_ && !delivering_
       && head_ == queued_.size()) {
     delivering_ = true;

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 
 namespace keylane {
@@ -24,6 +25,15 @@ struct latency_histogram {
   uint64_t count = 0;
   /// Sum of their latencies.
   std::chrono::nanoseconds sum{0};
+
+  /// Adds `other`'s events to these (histograms of disjoint events).
+  latency_histogram& operator+=(const latency_histogram& other) noexcept {
+    for (size_t i = 0; i < counts.size(); ++i)
+      counts[i] += other.counts[i];
+    count += other.count;
+    sum += other.sum;
+    return *this;
+  }
 };
 
 } // namespace keylane

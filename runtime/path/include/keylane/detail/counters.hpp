@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "keylane/detail/latency_recorder.hpp"
 
@@ -49,6 +51,21 @@
 
 namespace keylane::detail {
 
+/// The outcome counts and latency of the events one actor hands to the
+/// output itself (`order` per_key or none): a shard's, or the
+/// supervisor's. Only that actor writes it, one batch at a time, outside
+/// the output's lock: when every shard counted into one block under that
+/// lock, its lines moved between the shards' cores with every batch.
+/// `engine::snapshot` adds the blocks up. Relaxed loads and stores.
+struct alignas(64) outcome_tally {
+  std::atomic<uint64_t> ok{0};
+  std::atomic<uint64_t> skipped{0};
+  std::atomic<uint64_t> failed{0};
+  std::atomic<uint64_t> parked{0};
+  std::atomic<uint64_t> retries{0};
+  latency_recorder latency;
+};
+
 /// Counters the actors publish for `engine::snapshot`. Each has a single
 /// writer (the actor that owns the number) and is read with relaxed loads:
 /// each value is exact, but a snapshot is not taken at one instant.
@@ -64,6 +81,10 @@ struct counters {
   /// for `awaited_seq`.
   std::atomic<int64_t> awaited_since_ns{0};
   latency_recorder latency;
+  /// One block per shard, then the supervisor's (sized before any actor
+  /// starts): what they emit without the sink is counted there, and the
+  /// counters above hold the sink's.
+  std::vector<std::unique_ptr<outcome_tally>> tallies;
 };
 
 } // namespace keylane::detail

@@ -18,6 +18,7 @@
 namespace keylane::detail {
 
 struct counters;
+struct outcome_tally;
 class live_settings;
 
 /// Where finished events leave: the output queue, the consumer thread that
@@ -53,13 +54,14 @@ public:
   /// Starts the consumer thread (callback mode); `mark` runs on it first.
   void start(std::function<void()> mark);
 
-  /// Hands events to the application, in the order given; with `tally`,
-  /// counts their outcomes (and latency) first, as the sink does for its
-  /// own. Takes ownership of the events.
-  void emit(event_base** evs, size_t n, bool tally = false);
+  /// Hands events to the application, in the order given; with `tally`
+  /// (the calling actor's own block), counts their outcomes (and latency)
+  /// there first, as the sink does for its own. Takes ownership of the
+  /// events.
+  void emit(event_base** evs, size_t n, outcome_tally* tally = nullptr);
 
   /// As `emit`, from a vector it leaves empty.
-  void emit(std::vector<event_ptr>& evs, bool tally);
+  void emit(std::vector<event_ptr>& evs, outcome_tally* tally);
 
   /// Takes one delivered event without waiting (pull mode).
   [[nodiscard]] bool try_pull(event_ptr& out);
@@ -94,7 +96,7 @@ public:
   }
 
 private:
-  void count(event_base** evs, size_t n); // under mtx_
+  void count(event_base** evs, size_t n, outcome_tally& t); // its writer
   void consume_loop();
   void run(event_base** evs, size_t n);
   void emit_inline(event_base** evs, size_t n);
