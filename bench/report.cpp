@@ -50,6 +50,7 @@ void visit_fields(row& r, F&& f) {
   f("cs_per_event", r.cs_per_event);
   f("threads", r.threads);
   f("way_threads", r.way_threads);
+  f("cores_busy", r.cores_busy);
 }
 
 // The keyed-state fields, after the others: in a record always, in JSON

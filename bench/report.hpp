@@ -37,6 +37,9 @@ struct row {
   /// Context switches of the process per event (closed-loop runs): the
   /// wake-ups a design spends, which CPU time alone does not show.
   figure cs_per_event;
+  /// The process's CPU seconds over wall seconds in the closed-loop runs:
+  /// how many cores the way kept busy (producer included).
+  figure cores_busy;
   double rate = 0; // open-loop rate of the p50/p99/p999 figures
   bool overloaded = false; // `rate` is above the way's measured maximum
   figure p50_us, p99_us, p999_us;

@@ -106,6 +106,9 @@ row make_row(const way_spec& spec, const std::string& wl, uint64_t work_ns,
                         / static_cast<double>(s.events)
                     : 0.0;
   }));
+  r.cores_busy = summarize(collect(c.tput, [](const sample& s) {
+    return s.seconds > 0 ? s.cpu_s / s.seconds : 0.0;
+  }));
   r.rate = rate;
   r.overloaded = overloaded;
   r.half_rate = half_rate;
