@@ -5,6 +5,7 @@
 
 #include "keylane/detail/inboxes.hpp"
 #include "keylane/detail/key_table.hpp"
+#include "keylane/detail/stamp_clock.hpp"
 
 namespace keylane::detail {
 
@@ -56,14 +57,14 @@ ingress::admission ingress::submit(const key& k, make_fn make, void* ctx,
   // The number is taken under the key's lock, where the event is routed.
   auto fill = [&](inbox_item& item) {
     item.seq = seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
-    item.submitted = clock::now();
+    item.submitted = stamp_clock::now();
     item.key = k.integer();
     boxes_.fill(ctx, item);
   };
   auto build = [&] {
     auto ev = make(ctx);
     ev->seq = seq = next_seq_.fetch_add(1, std::memory_order_acq_rel);
-    ev->submitted = clock::now();
+    ev->submitted = stamp_clock::now();
     return ev;
   };
   key_table::arrival a{may_wait, force, past_cap,
