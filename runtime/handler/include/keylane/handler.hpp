@@ -18,6 +18,7 @@ using timer_id = uint64_t;
 
 namespace detail {
 class lane;
+class handler_host;
 class state_slot;
 template <class A, class B>
 class stage_adapter;
@@ -100,11 +101,15 @@ protected:
 
 private:
   friend class detail::lane;
+  friend class detail::handler_host;
   template <class A, class B>
   friend class detail::stage_adapter;
   caf::event_based_actor* self_ = nullptr;
   detail::lane* lane_ = nullptr;
   const key* key_ = nullptr;
+  // Set only outside the runtime (the test kit): then it takes the calls
+  // that go to `lane_` otherwise.
+  detail::handler_host* host_ = nullptr;
 };
 
 /// Base class of user handlers. One instance serves one key for as long
