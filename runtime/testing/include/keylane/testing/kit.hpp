@@ -109,6 +109,9 @@ public:
     return ev(id).attempts;
   }
 
+  /// Event `id`'s key.
+  [[nodiscard]] const key& key_of(uint64_t id) const { return ev(id).k; }
+
   /// Event `id`'s payload (the handler may have changed it).
   [[nodiscard]] const Payload& payload(uint64_t id) const {
     return ev(id).payload;
