@@ -129,8 +129,9 @@ public:
   void run_until_idle() {
     for (;;) {
       bool moved = core_.run_actors() > 0;
-      for (auto& k : order_) {
-        auto i = lanes_.find(k);
+      // By index and by copy: a handler's tell may start a lane meanwhile.
+      for (size_t n = 0; n < order_.size(); ++n) {
+        auto i = lanes_.find(std::string{order_[n]});
         if (i != lanes_.end() && start_next(*i->second))
           moved = true;
       }
@@ -169,17 +170,22 @@ public:
   }
 
   /// Answers ask `msg` (to a stubbed key) with `value`: the asker's
-  /// `on_answer` runs now. False if that ask is not waiting.
+  /// `on_answer` runs now, then what it started (`run_until_idle`). False
+  /// if that ask is not waiting.
   bool answer(uint64_t msg, Result value) {
-    return answer_ask(msg, errc::none, {},
-                      std::make_shared<keylane::detail::typed_result_box<
-                        Result>>(std::move(value)));
+    auto found = answer_ask(msg, errc::none, {},
+                            std::make_shared<keylane::detail::typed_result_box<
+                              Result>>(std::move(value)));
+    run_until_idle();
+    return found;
   }
 
   /// Fails ask `msg` (to a stubbed key): the asker gets
   /// `errc::ask_failed`, as when the target event fails or parks.
   bool fail_ask(uint64_t msg, std::string reason = "failed by the test") {
-    return answer_ask(msg, errc::ask_failed, std::move(reason), nullptr);
+    auto found = answer_ask(msg, errc::ask_failed, std::move(reason), nullptr);
+    run_until_idle();
+    return found;
   }
 
   /// True if ask `msg` waits for its answer.
