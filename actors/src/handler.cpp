@@ -28,6 +28,12 @@ void handler_base::run_later(caf::timespan delay, detail::unique_function fn) {
   lane_->schedule(delay, std::move(fn));
 }
 
+std::chrono::steady_clock::time_point handler_base::now() const {
+  if (host_)
+    return host_->now();
+  return std::chrono::steady_clock::now();
+}
+
 bool handler_base::cancel_timer(timer_id id) {
   if (host_)
     return host_->cancel_timer(id);

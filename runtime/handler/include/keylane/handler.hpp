@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
+
 #include <caf/event_based_actor.hpp>
 #include <caf/timespan.hpp>
 
@@ -68,6 +70,12 @@ protected:
 
   /// The key this handler instance serves.
   [[nodiscard]] const key& current_key() const noexcept { return *key_; }
+
+  /// The time on the steady clock as the handler's host keeps it: the
+  /// steady clock itself in a runtime, the test's clock under
+  /// `keylane::testing`. A handler that reads time here (a tick's grid, an
+  /// expiry) can be tested without waiting for it.
+  [[nodiscard]] std::chrono::steady_clock::time_point now() const;
 
   /// Cancels a `tell_after` timer: true if it was pending, and then it
   /// never fires; false if it fired already, was cancelled, or its attempt

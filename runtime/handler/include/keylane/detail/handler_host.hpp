@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,6 +33,7 @@ class handler_host {
 public:
   virtual ~handler_host() = default;
 
+  [[nodiscard]] virtual std::chrono::steady_clock::time_point now() = 0;
   virtual void run_later(caf::timespan delay, unique_function fn) = 0;
   virtual bool cancel_timer(uint64_t id) = 0;
   virtual void hold(bool on) = 0;

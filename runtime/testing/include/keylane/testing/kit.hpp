@@ -153,6 +153,18 @@ public:
   /// Time on the test's clock since the kit started.
   [[nodiscard]] duration now() const noexcept { return core_.now(); }
 
+  /// The test's clock as handlers see it (`handler_base::now`, a
+  /// completion's deadline): the kit starts at `epoch`.
+  [[nodiscard]] std::chrono::steady_clock::time_point clock_now() const {
+    return epoch + std::chrono::duration_cast<
+                     std::chrono::steady_clock::duration>(core_.now());
+  }
+
+  /// Where the test's clock starts, as a steady-clock time (not zero, so
+  /// a handler's "unset" time point is never a time of the test).
+  static constexpr std::chrono::steady_clock::time_point epoch{
+    std::chrono::hours(1)};
+
   /// Timers (of every kind) that have not fired.
   [[nodiscard]] size_t pending_timers() const noexcept {
     return core_.pending_timers();
@@ -315,6 +327,9 @@ private:
 
     bool in_attempt() const noexcept { return current != 0 && !backing_off; }
 
+    std::chrono::steady_clock::time_point now() override {
+      return owner->clock_now();
+    }
     void run_later(caf::timespan delay,
                    keylane::detail::unique_function fn) override {
       auto me = id;
@@ -495,9 +510,7 @@ private:
     std::chrono::steady_clock::time_point deadline{};
     if (cfg_.attempt_timeout_ms > 0) {
       auto limit = std::chrono::milliseconds(cfg_.attempt_timeout_ms);
-      // On the test's clock: the epoch is the kit's start.
-      deadline += std::chrono::duration_cast<
-        std::chrono::steady_clock::duration>(core_.now() + limit);
+      deadline = clock_now() + limit; // on the test's clock
       auto me = l.id;
       l.timeout_timer = core_.set_timer(limit, [this, me, token] {
         auto* x = lane_by_id(me);
