@@ -235,6 +235,7 @@ TEST_CASE("a lane retires after its linger and reloads its state; a crash "
           "loses what a lost checkpoint held",
           "[testing][state][lifecycle]") {
   keylane::settings cfg; // lane_linger_ms = 100
+  cfg.state_store = keylane::state_backend::rocksdb; // the kit's, in memory
   test_kit kit{scripts(), cfg};
   kit.submit("a", cmd{"add", 10});
   kit.advance(99ms);
@@ -278,7 +279,9 @@ TEST_CASE("hold keeps a lane past its linger, release lets it retire, and "
 
 TEST_CASE("tell_after fires on the test's clock and can be cancelled",
           "[testing][clock][messages]") {
-  test_kit kit{scripts()};
+  keylane::settings cfg;
+  cfg.state_store = keylane::state_backend::memory;
+  test_kit kit{scripts(), cfg};
   kit.submit("a", cmd{"timer", 30, "b"});
   kit.advance(29ms);
   CHECK_FALSE(kit.active("b"));

@@ -58,7 +58,9 @@ std::string verdict(book_kit& kit, uint64_t id) {
 TEST_CASE("account keys keep the positions fills moved, across their "
           "retires, and answer the books' risk checks (kit)",
           "[exchange][kit][risk]") {
-  book_kit kit{books(limit_100())};
+  keylane::settings cfg; // the matcher's: positions kept in memory
+  cfg.state_store = keylane::state_backend::memory;
+  book_kit kit{books(limit_100()), cfg};
   kit.submit("S0001", order("b1", "ann", "S0001", side::buy, 60));
   kit.submit("S0001", order("s1", "bob", "S0001", side::sell, 60));
   kit.advance(1s); // every lane lingers out and retires, the accounts' too

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <algorithm>
+#include <set>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,6 +18,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/timespan.hpp>
 
+#include "keylane/codec.hpp"
 #include "keylane/config.hpp"
 #include "keylane/detail/backoff.hpp"
 #include "keylane/detail/completion_core.hpp"
@@ -282,13 +285,39 @@ public:
     asks_.clear();
     staged_timers_.clear();
     core_.clear_timers();
+    checkpoint_timer_ = 0;
     for (auto& k : lose) {
       auto& v = store_[k.to_string()];
       if (!v.empty())
         v.pop_back();
     }
+    // As a restarted runtime does: each key's kept messages leave again,
+    // and a target whose state holds one already drops it.
+    if constexpr (codec<Payload>::available)
+      resend_kept();
   }
 
+private:
+  void resend_kept() {
+    for (auto& [name, v] : store_) {
+      if (v.empty())
+        continue;
+      for (auto& m : v.back().outbox) {
+        if (m.due_ms != 0)
+          continue;
+        auto payload = codec<Payload>::decode(m.payload);
+        if (!payload)
+          continue;
+        auto from = sender_of_.at(name);
+        send_kept(from, std::make_unique<kept_event>(
+                          m.to, std::move(*payload),
+                          keylane::detail::message_origin{from, m.number,
+                                                          false}));
+      }
+    }
+  }
+
+public:
   /// The actor system handlers run in (CAF's deterministic scheduler):
   /// spawn the actors they talk to here.
   [[nodiscard]] caf::actor_system& system() noexcept { return core_.system(); }
@@ -324,6 +353,15 @@ private:
     uint64_t linger_timer = 0;
     std::vector<staged> outbox;
     std::vector<uint64_t> timers; // its run_later timers
+    // Keyed state: the running event's source position, whether it was
+    // applied before (a redelivery), changes not yet written, and kept
+    // messages that leave with the next write.
+    bool has_origin = false;
+    std::string stream;
+    int64_t position = 0;
+    bool dirty = false;
+    size_t since_write = 0;
+    std::vector<std::unique_ptr<event_type>> unsent;
 
     bool in_attempt() const noexcept { return current != 0 && !backing_off; }
 
@@ -376,6 +414,16 @@ private:
       owner->send_ask(*this, std::move(ev), timeout, std::move(waiter));
       return errc::none;
     }
+  };
+
+  // A message kept in its sender's state (`messaging.exactly_once`).
+  struct kept_event final : event_type {
+    kept_event(keylane::key k, Payload p, keylane::detail::message_origin o)
+      : event_type(std::move(k), std::move(p)), from(std::move(o)) {}
+    const keylane::detail::message_origin* origin() const noexcept override {
+      return &from;
+    }
+    keylane::detail::message_origin from;
   };
 
   struct waiting_ask {
@@ -471,8 +519,9 @@ private:
       keylane::detail::handler_host::bind(*l.h, &l, core_.self(), &l.k);
       if (auto* s = l.h->keyed_state()) {
         auto& v = store_[l.k.to_string()];
-        const keylane::detail::state_record* rec = v.empty() ? nullptr
-                                                             : &v.back();
+        const keylane::detail::state_record* rec = v.empty() || !stores()
+                                                     ? nullptr
+                                                     : &v.back();
         if (auto err = s->load(rec)) {
           why = "its state could not be loaded";
           l.h.reset();
@@ -505,8 +554,15 @@ private:
         return;
       }
     }
-    if (auto* s = l.h->keyed_state(); s && cfg_.state_rollback)
-      (void) s->keep();
+    if (auto* s = l.h->keyed_state()) {
+      if (applied_before(l, *s, e)) {
+        ++l.token;
+        finish(l, outcome::skipped, {});
+        return;
+      }
+      if (cfg_.state_rollback)
+        (void) s->keep();
+    }
     std::chrono::steady_clock::time_point deadline{};
     if (cfg_.attempt_timeout_ms > 0) {
       auto limit = std::chrono::milliseconds(cfg_.attempt_timeout_ms);
@@ -554,8 +610,8 @@ private:
       core_.cancel_timer(std::exchange(l.timeout_timer, 0));
     auto* s = l.h ? l.h->keyed_state() : nullptr;
     if (status != outcome::failed) {
-      if (s && status == outcome::ok)
-        ++s->meta.events;
+      if (s)
+        note_applied(l, *s, status, ev(l.current));
       auto out = std::move(l.outbox);
       l.outbox.clear();
       finish(l, status, {});
@@ -563,10 +619,14 @@ private:
         if (m.timer) {
           unstage(m.id);
           arm(l.k, std::move(m.ev), m.delay, m.id);
+        } else if (keeps_messages(l)) {
+          keep(l, *s, std::move(m.ev));
         } else {
           leave(l.k, std::move(m.ev), message_kind::tell, {}, {});
         }
       }
+      if (s)
+        state_written_after_event(l);
       return;
     }
     for (auto& m : l.outbox)
@@ -752,16 +812,129 @@ private:
 
   // -- lifetime -------------------------------------------------------------
 
+  // -- keyed state ----------------------------------------------------------
+
+  bool stores() const noexcept {
+    return cfg_.state_store != state_backend::none;
+  }
+
+  // As the runtime: messages are kept in the state only with a store,
+  // `messaging.exactly_once`, and a codec for the payload.
+  bool keeps_messages(const lane& l) const {
+    if constexpr (codec<Payload>::available)
+      return stores() && cfg_.messaging_exactly_once && l.h
+             && l.h->keyed_state() != nullptr;
+    else
+      return false;
+  }
+
+  // Whether `e` changed the state before (a sender or a source delivered
+  // it again after a crash): then it ends skipped, unseen by the handler.
+  bool applied_before(lane& l, keylane::detail::state_slot& s,
+                      event_type& e) {
+    if (const auto* o = e.origin(); o && o->number <= s.meta.received(o->sender)) {
+      s.delivered.emplace_back(o->sender, o->number);
+      return true;
+    }
+    l.has_origin = s.origin(e, l.stream, l.position);
+    return l.has_origin && l.position <= s.meta.position(l.stream);
+  }
+
+  void note_applied(lane& l, keylane::detail::state_slot& s, outcome status,
+                    event_type& e) {
+    if (status == outcome::ok)
+      ++s.meta.events;
+    if (l.has_origin)
+      s.meta.advance(l.stream, l.position);
+    if (const auto* o = e.origin()) {
+      s.meta.receive(o->sender, o->number);
+      s.delivered.emplace_back(o->sender, o->number);
+    }
+    l.has_origin = false;
+    l.dirty = true;
+  }
+
+  // A tell of an event that ended well, kept in the sender's state: it
+  // leaves after the write that holds it.
+  void keep(lane& l, keylane::detail::state_slot& s,
+            keylane::detail::event_ptr m) {
+    if constexpr (!codec<Payload>::available) {
+      (void) s;
+      leave(l.k, std::move(m), message_kind::tell, {}, {});
+    } else {
+      auto& te = static_cast<event_type&>(*m);
+      auto bytes = codec<Payload>::encode(te.payload);
+      if (!bytes)
+        return leave(l.k, std::move(m), message_kind::tell, {}, {});
+      keylane::detail::kept_message km;
+      km.to = te.k;
+      km.number = ++s.meta.sent;
+      km.payload = std::move(*bytes);
+      s.meta.outbox.push_back(km);
+      sender_of_.emplace(l.k.to_string(), l.k);
+      l.unsent.push_back(std::make_unique<kept_event>(
+        te.k, std::move(te.payload),
+        keylane::detail::message_origin{l.k, km.number, false}));
+    }
+  }
+
+  void send_kept(const key& from, std::unique_ptr<event_type> e) {
+    record(from, *e, ++next_msg_, message_kind::tell, {}, {});
+    if (!stubbed(e->k))
+      enqueue(keylane::detail::event_ptr{e.release()});
+  }
+
+  // The runtime's write policy, on the test's clock: every
+  // `state.checkpoint_ms` for every key with changes, after every event
+  // with `sync = "every_event"`, and every `checkpoint_events` events.
+  void state_written_after_event(lane& l) {
+    if (!stores())
+      return;
+    ++l.since_write;
+    if (cfg_.state_sync_mode == state_sync::every_event
+        || (cfg_.state_checkpoint_events != 0
+            && l.since_write >= cfg_.state_checkpoint_events)) {
+      write_state(l);
+      return;
+    }
+    if (checkpoint_timer_ == 0 && cfg_.state_checkpoint_ms != 0)
+      checkpoint_timer_ = core_.set_timer(
+        std::chrono::milliseconds(cfg_.state_checkpoint_ms), [this] {
+          checkpoint_timer_ = 0;
+          for (auto& [k, x] : lanes_)
+            if (x->current == 0)
+              write_state(*x);
+        });
+  }
+
   void write_state(lane& l) {
     auto* s = l.h ? l.h->keyed_state() : nullptr;
-    if (!s)
+    if (!s || !stores() || !l.dirty)
       return;
     auto bytes = s->encode();
     if (!bytes)
       return;
+    // Messages whose targets' writes hold them are forgotten here, as the
+    // runtime's sender forgets them at its next write.
+    auto& done = confirmed_[l.k.to_string()];
+    auto& out = s->meta.outbox;
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const keylane::detail::kept_message& m) {
+                               return done.count(m.number) != 0;
+                             }),
+              out.end());
     auto rec = s->meta;
     rec.state = std::move(*bytes);
     store_[l.k.to_string()].push_back(std::move(rec));
+    for (auto& [sender, number] : s->delivered)
+      confirmed_[sender.to_string()].insert(number);
+    s->delivered.clear();
+    l.dirty = false;
+    l.since_write = 0;
+    auto sends = std::move(l.unsent);
+    l.unsent.clear();
+    for (auto& m : sends)
+      send_kept(l.k, std::move(m));
   }
 
   void retire_lane(lane& l) {
@@ -812,6 +985,9 @@ private:
   std::map<uint64_t, waiting_ask> asks_;
   std::map<uint64_t, uint64_t> armed_; // timer message -> kit timer
   std::vector<uint64_t> staged_timers_;
+  std::map<std::string, std::set<uint64_t>> confirmed_; // sender -> numbers
+  std::map<std::string, key> sender_of_; // a store key's name -> its key
+  uint64_t checkpoint_timer_ = 0;
   keylane::detail::jitter_rng rng_{0x6b69745f726e67ull};
   uint64_t next_event_ = 0;
   uint64_t next_lane_ = 0;
