@@ -908,12 +908,20 @@ private:
   }
 
   void write_state(lane& l) {
+    auto sends = take_write(l);
+    for (auto& m : sends)
+      send_kept(l.k, std::move(m));
+  }
+
+  // Writes `l`'s state if it changed; returns the kept messages that may
+  // leave now.
+  std::vector<std::unique_ptr<event_type>> take_write(lane& l) {
     auto* s = l.h ? l.h->keyed_state() : nullptr;
     if (!s || !stores() || !l.dirty)
-      return;
+      return {};
     auto bytes = s->encode();
     if (!bytes)
-      return;
+      return {};
     // Messages whose targets' writes hold them are forgotten here, as the
     // runtime's sender forgets them at its next write.
     auto& done = confirmed_[l.k.to_string()];
@@ -933,28 +941,32 @@ private:
     l.since_write = 0;
     auto sends = std::move(l.unsent);
     l.unsent.clear();
-    for (auto& m : sends)
-      send_kept(l.k, std::move(m));
+    return sends;
   }
 
   void retire_lane(lane& l) {
+    std::vector<std::unique_ptr<event_type>> sends;
     if (l.h) {
       try {
         l.h->on_retire(l.k);
       } catch (...) {
         // As in the runtime: a throwing on_retire still retires the lane.
       }
-      write_state(l);
+      sends = take_write(l);
     }
     for (auto t : l.timers)
       core_.cancel_timer(t);
-    auto name = l.k.to_string();
+    auto k = l.k;
+    auto name = k.to_string();
     lanes_.erase(name);
     for (auto i = order_.begin(); i != order_.end(); ++i)
       if (*i == name) {
         order_.erase(i);
         break;
       }
+    // After the lane is gone: a message to its own key starts a new one.
+    for (auto& m : sends)
+      send_kept(k, std::move(m));
   }
 
   // A dry, unheld lane retires `lane_linger_ms` after it ran dry.
