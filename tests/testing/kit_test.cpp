@@ -42,7 +42,8 @@ TEST_CASE("every completion kind reaches the test: ok, skip, fail, "
   auto skip = kit.submit("b", cmd{"skip"});
   auto fail = kit.submit("c", cmd{"fail"});
   auto hang = kit.submit("d", cmd{"hang"});
-  CHECK(kit.status(ok) == outcome::pending); // nothing runs before the test says
+  // Nothing runs before the test says so.
+  CHECK(kit.status(ok) == outcome::pending);
   kit.run_until_idle();
   CHECK(kit.status(ok) == outcome::ok);
   CHECK(kit.result(ok) == 7);

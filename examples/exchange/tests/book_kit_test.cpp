@@ -74,7 +74,8 @@ TEST_CASE("account keys keep the positions fills moved, across their "
   CHECK_THAT(verdict(kit, b2), Catch::Contains("position of ann would be 110"));
   CHECK(verdict(kit, s2) == "accepted");
   CHECK(verdict(kit, b3) == "accepted");
-  CHECK_THAT(verdict(kit, b4), Catch::Contains("position of bob would be -110"));
+  CHECK_THAT(verdict(kit, b4),
+             Catch::Contains("position of bob would be -110"));
 }
 
 TEST_CASE("a risk check the account does not answer in time refuses the "

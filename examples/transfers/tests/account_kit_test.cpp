@@ -42,8 +42,9 @@ long bob_after_crash(account_kit& kit) {
   kit.submit("ann", transfer{"", 0, true, 3});
   kit.submit("bob", transfer{"", 0, true, 1});
   kit.run_until_idle();
-  CHECK(kit.handler_of<transfers::account_handler>("ann").state().balance == 70);
-  return kit.handler_of<transfers::account_handler>("bob").state().balance;
+  using transfers::account_handler;
+  CHECK(kit.handler_of<account_handler>("ann").state().balance == 70);
+  return kit.handler_of<account_handler>("bob").state().balance;
 }
 
 } // namespace
