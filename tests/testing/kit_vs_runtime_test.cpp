@@ -60,15 +60,13 @@ void scenario(Submit&& submit) {
   submit("e", cmd{"ask", 5, "f"});
 }
 
-} // namespace
-
-TEST_CASE("the kit and a runtime end one scenario's events alike, key by key",
-          "[testing][runtime]") {
+// The scenario through a runtime and through the kit, by key.
+std::pair<by_key, by_key> both(const keylane::settings& cfg) {
   by_key real;
   {
     std::mutex m;
     auto rt = keylane::runtime<cmd, int64_t>::start(
-      shared_settings(), scripts(), [&](keylane::event<cmd, int64_t>& e) {
+      cfg, scripts(), [&](keylane::event<cmd, int64_t>& e) {
         std::lock_guard<std::mutex> guard{m};
         real[e.key().to_string()].emplace_back(
           e.payload.op, e.payload.value, e.status, e.result, e.attempts);
@@ -82,14 +80,21 @@ TEST_CASE("the kit and a runtime end one scenario's events alike, key by key",
   }
 
   by_key simulated;
-  keylane::testing::kit<cmd, int64_t> kit{scripts(), shared_settings()};
+  keylane::testing::kit<cmd, int64_t> kit{scripts(), cfg};
   scenario([&](const char* k, cmd c) { kit.submit(k, std::move(c)); });
   kit.advance(std::chrono::seconds(1));
   for (auto id : kit.ended())
     simulated[kit.key_of(id).to_string()].emplace_back(
       kit.payload(id).op, kit.payload(id).value, kit.status(id),
       kit.result(id), kit.attempts(id));
+  return {real, simulated};
+}
 
+} // namespace
+
+TEST_CASE("the kit and a runtime end one scenario's events alike, key by key",
+          "[testing][runtime]") {
+  auto [real, simulated] = both(shared_settings());
   REQUIRE(real.size() == 6);
   for (auto& [k, list] : real) {
     INFO("key " << k);
@@ -101,4 +106,19 @@ TEST_CASE("the kit and a runtime end one scenario's events alike, key by key",
   CHECK(std::get<2>(real["d"][1]) == keylane::outcome::parked);
   CHECK(std::get<3>(real["c"][1]) == 4);
   CHECK(std::get<3>(real["e"][0]) == 5);
+}
+
+TEST_CASE("with a state store the kit and a runtime keep, send and apply a "
+          "stateful key's tells alike",
+          "[testing][runtime][state]") {
+  auto cfg = shared_settings();
+  cfg.state_store = keylane::state_backend::memory; // tells kept, sent
+  cfg.state_checkpoint_ms = 5;                      // after b's write
+  auto [real, simulated] = both(cfg);
+  REQUIRE(real.size() == 6);
+  for (auto& [k, list] : real) {
+    INFO("key " << k);
+    CHECK(simulated[k] == list);
+  }
+  CHECK(std::get<3>(real["c"][1]) == 4);
 }

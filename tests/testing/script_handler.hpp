@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <caf/meta/type_name.hpp>
+
 #include <keylane/completion.hpp>
 #include <keylane/stateful_handler.hpp>
 
@@ -18,12 +20,19 @@ namespace kit_test {
 
 /// One command for `script_handler`.
 struct cmd {
-  cmd(std::string o = {}, int64_t v = 0, keylane::key t = {})
+  cmd(std::string o = {}, int64_t v = 0, std::string t = {})
     : op(std::move(o)), value(v), to(std::move(t)) {}
   std::string op;
   int64_t value = 0;
-  keylane::key to;
+  std::string to; // the key a message goes to
 };
+
+// A codec, so that a stateful sender keeps its tells in its state
+// (`messaging.exactly_once`) when a store is configured.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cmd& x) {
+  return f(caf::meta::type_name("kit_test::cmd"), x.op, x.value, x.to);
+}
 
 /// Runs `cmd`s; its keyed state is a running total.
 class script_handler final
