@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <caf/all.hpp>
+
 #include <keylane/testing/kit.hpp>
 
 #include "script_handler.hpp"
@@ -297,4 +299,46 @@ TEST_CASE("tell_after fires on the test's clock and can be cancelled",
   CHECK(kit.result(cancel) == 1);
   CHECK(kit.checkpoints("b").back().state.size() > 0);
   CHECK_FALSE(kit.active("b")); // retired after its linger, no second add
+}
+
+TEST_CASE("a kit is made from a registry name as the runtime makes it, and "
+          "refuses a name it does not have",
+          "[testing][completion]") {
+  keylane::handler_registry reg;
+  reg.add<script_handler>("script");
+  test_kit kit{reg, "script"};
+  auto id = kit.submit("a", cmd{"ok", 3});
+  kit.run_until_idle();
+  CHECK(kit.result(id) == 3);
+  CHECK_THROWS_AS((test_kit{reg, "nope"}), std::invalid_argument);
+}
+
+TEST_CASE("a handler's requests to actors of the kit's system are answered "
+          "in the test's thread, and time out on the test's clock",
+          "[testing][clock]") {
+  auto cfg = no_retries();
+  cfg.park = keylane::park_mode::none;
+  caf::actor db;
+  test_kit kit{[&db](const keylane::handler_params&) {
+                 auto h = std::make_unique<script_handler>();
+                 h->db = db;
+                 return h;
+               },
+               cfg};
+  // Doubles what it gets; never answers a negative number.
+  db = kit.system().spawn([]() -> caf::behavior {
+    return {[](int64_t x) -> caf::result<int64_t> {
+      if (x < 0)
+        return caf::delegated<int64_t>{};
+      return x * 2;
+    }};
+  });
+  auto answered = kit.submit("a", cmd{"request", 21});
+  auto unanswered = kit.submit("b", cmd{"request", -1});
+  kit.run_until_idle();
+  CHECK(kit.result(answered) == 42);
+  CHECK(kit.status(unanswered) == outcome::pending);
+  kit.advance(100ms);
+  CHECK(kit.status(unanswered) == outcome::failed);
+  caf::anon_send_exit(db, caf::exit_reason::user_shutdown);
 }

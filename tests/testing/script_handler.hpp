@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <caf/actor.hpp>
+#include <caf/event_based_actor.hpp>
 #include <caf/meta/type_name.hpp>
 
 #include <keylane/completion.hpp>
@@ -95,6 +97,12 @@ public:
       done.ok(0);
     } else if (c.op == "cancel") {
       done.ok(cancel_timer(last_timer) ? 1 : 0);
+    } else if (c.op == "request") { // to the actor `db`, within 100 ms
+      auto shared = std::move(done).share();
+      self()
+        ->request(db, milliseconds(100), c.value)
+        .then([shared](int64_t x) { shared.ok(x); },
+              [shared](caf::error& e) { shared.fail(to_string(e)); });
     } else if (c.op == "hold") {
       hold();
       done.ok(0);
@@ -116,6 +124,7 @@ public:
   std::optional<keylane::completion<int64_t>> kept;
   std::optional<keylane::completion<int64_t>> hung;
   keylane::timer_id last_timer = 0;
+  caf::actor db; // for "request"
 };
 
 } // namespace kit_test

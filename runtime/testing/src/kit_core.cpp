@@ -13,6 +13,13 @@ namespace keylane::testing::detail {
 
 namespace kd = keylane::detail;
 
+namespace {
+
+// Runs the kit's next call inside its actor (`kit_core::within`).
+using kit_run_atom = caf::atom_constant<caf::atom("kl_kitrun")>;
+
+} // namespace
+
 kit_core::kit_core(complete_fn on_complete)
   : on_complete_(std::move(on_complete)) {
   cfg_ = std::make_unique<caf::actor_system_config>();
@@ -36,6 +43,11 @@ kit_core::kit_core(complete_fn on_complete)
              kd::result_box_ptr& box) {
         on_complete_(lane, token, static_cast<outcome>(status), permanent,
                      std::move(error), std::move(box));
+      },
+      [this](kit_run_atom) {
+        auto fn = std::move(calls_.front());
+        calls_.pop_front();
+        fn();
       },
     };
   });
@@ -96,6 +108,12 @@ size_t kit_core::run_actors() {
   return n;
 }
 
+void kit_core::within(keylane::detail::unique_function fn) {
+  calls_.push_back(std::move(fn));
+  caf::anon_send(actor_, kit_run_atom::value);
+  run_actors();
+}
+
 void kit_core::advance(duration d, const std::function<void()>& settle) {
   auto target = now_ + std::max(d, duration::zero());
   while (!timers_.empty() && timers_.begin()->first.first <= target) {
@@ -106,7 +124,7 @@ void kit_core::advance(duration d, const std::function<void()>& settle) {
     due_of_.erase(id);
     now_ = due;
     sync_caf_clock();
-    fn();
+    within(std::move(fn));
     settle();
   }
   now_ = target;

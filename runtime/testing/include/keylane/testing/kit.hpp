@@ -132,12 +132,14 @@ public:
   void run_until_idle() {
     for (;;) {
       bool moved = core_.run_actors() > 0;
-      // By index and by copy: a handler's tell may start a lane meanwhile.
-      for (size_t n = 0; n < order_.size(); ++n) {
-        auto i = lanes_.find(std::string{order_[n]});
-        if (i != lanes_.end() && start_next(*i->second))
-          moved = true;
-      }
+      core_.within([this, &moved] {
+        // By index and by copy: a handler's tell may start a lane meanwhile.
+        for (size_t n = 0; n < order_.size(); ++n) {
+          auto i = lanes_.find(std::string{order_[n]});
+          if (i != lanes_.end() && start_next(*i->second))
+            moved = true;
+        }
+      });
       if (!moved)
         break;
     }
@@ -188,9 +190,13 @@ public:
   /// `on_answer` runs now, then what it started (`run_until_idle`). False
   /// if that ask is not waiting.
   bool answer(uint64_t msg, Result value) {
-    auto found = answer_ask(msg, errc::none, {},
-                            std::make_shared<keylane::detail::typed_result_box<
-                              Result>>(std::move(value)));
+    bool found = false;
+    core_.within([&] {
+      found = answer_ask(msg, errc::none, {},
+                         std::make_shared<
+                           keylane::detail::typed_result_box<Result>>(
+                           std::move(value)));
+    });
     run_until_idle();
     return found;
   }
@@ -198,7 +204,10 @@ public:
   /// Fails ask `msg` (to a stubbed key): the asker gets
   /// `errc::ask_failed`, as when the target event fails or parks.
   bool fail_ask(uint64_t msg, std::string reason = "failed by the test") {
-    auto found = answer_ask(msg, errc::ask_failed, std::move(reason), nullptr);
+    bool found = false;
+    core_.within([&] {
+      found = answer_ask(msg, errc::ask_failed, std::move(reason), nullptr);
+    });
     run_until_idle();
     return found;
   }
@@ -258,14 +267,17 @@ public:
     auto* l = find_lane(k);
     if (!l || !dry(*l) || l->held)
       return false;
-    retire_lane(*l);
+    core_.within([this, l] { retire_lane(*l); });
+    run_until_idle();
     return true;
   }
 
   /// Writes every live key's state to the kit's store (a checkpoint).
   void checkpoint() {
-    for (auto& [k, l] : lanes_)
-      write_state(*l);
+    core_.within([this] {
+      for (auto& [k, l] : lanes_)
+        write_state(*l);
+    });
   }
 
   /// The checkpoints written of `k`'s state, oldest first.

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -85,6 +86,11 @@ public:
   /// own actors) until none is left; returns how many ran.
   size_t run_actors();
 
+  /// Runs `fn` inside a turn of the kit's actor, now: handler code runs
+  /// there, as it runs inside its shard's turn in the runtime, so that
+  /// `self()->request(...)` and the like find the actor running.
+  void within(keylane::detail::unique_function fn);
+
   /// Moves the clock to `now() + d`: each timer due on the way fires at
   /// its time, in due order, and `settle` runs after each (so what a
   /// timer starts happens before the next one fires). CAF's own clock
@@ -104,6 +110,7 @@ private:
   caf::actor actor_;
   caf::event_based_actor* self_ = nullptr;
   complete_fn on_complete_;
+  std::deque<keylane::detail::unique_function> calls_; // for `within`
   duration now_{0};
   duration caf_now_{0};
   uint64_t next_id_ = 0;
