@@ -234,7 +234,7 @@ TEST_CASE("keyed state is rolled back when an attempt fails, and kept when "
   CHECK(kept.handler_of<script_handler>("a").state() == 15);
 }
 
-TEST_CASE("a lane retires after its linger and reloads its state; a crash "
+TEST_CASE("a lane retires after its linger and reloads its state, and a crash "
           "loses what a lost checkpoint held",
           "[testing][state][lifecycle]") {
   keylane::settings cfg; // lane_linger_ms = 100
