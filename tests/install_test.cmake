@@ -1,6 +1,6 @@
-# Builds three small outside projects against this build, installed into a
+# Builds four small outside projects against this build, installed into a
 # scratch prefix (fmt's find-package test): the core alone, the core with the
-# state, sqlite and metrics components, and the Kafka source. Catches what only users would see: a header
+# state, sqlite and metrics components, the test kit, and the Kafka source. Catches what only users would see: a header
 # or config file that is not installed, an export that names a missing target,
 # a version file that rejects `find_package(keylane 0.2)`.
 

@@ -7,6 +7,7 @@
 #include <caf/send.hpp>
 
 #include "keylane/detail/completion_core.hpp"
+#include "keylane/detail/handler_host.hpp"
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/messages.hpp"
 #include "keylane/detail/shard.hpp"
@@ -22,43 +23,73 @@ void handler_base::on_retire(const key&) {
 }
 
 void handler_base::run_later(caf::timespan delay, detail::unique_function fn) {
+  if (host_)
+    return host_->run_later(delay, std::move(fn));
   lane_->schedule(delay, std::move(fn));
 }
 
+std::chrono::steady_clock::time_point handler_base::now() const {
+  if (host_)
+    return host_->now();
+  return std::chrono::steady_clock::now();
+}
+
 bool handler_base::cancel_timer(timer_id id) {
+  if (host_)
+    return host_->cancel_timer(id);
   return lane_->cancel_timer(id);
 }
 
 void handler_base::hold() {
+  if (host_)
+    return host_->hold(true);
   lane_->hold(true);
 }
 
 void handler_base::release() {
+  if (host_)
+    return host_->hold(false);
   lane_->hold(false);
 }
 
 void handler_base::set_turn_budget(size_t events) {
+  if (host_)
+    return host_->set_turn_budget(events);
   lane_->set_turn_budget(events);
 }
 
 errc handler_base::send_message(detail::event_ptr ev) {
+  if (host_)
+    return host_->tell(std::move(ev));
   return lane_->tell(std::move(ev));
 }
 
 errc handler_base::send_timer(caf::timespan delay, detail::event_ptr ev,
                               timer_id& id) {
+  if (host_)
+    return host_->tell_after(delay, std::move(ev), id);
   return lane_->tell_after(delay, std::move(ev), id);
 }
 
 errc handler_base::send_ask(detail::event_ptr ev, detail::ask_route& route,
                             caf::timespan timeout,
                             std::unique_ptr<detail::ask_waiter> waiter) {
+  if (host_)
+    return host_->ask(std::move(ev), route, timeout, std::move(waiter));
   return lane_->ask(std::move(ev), route, timeout, std::move(waiter));
 }
 
 } // namespace keylane
 
 namespace keylane::detail {
+
+void handler_host::bind(handler_base& h, handler_host* host,
+                        caf::event_based_actor* self, const keylane::key* k) {
+  h.host_ = host;
+  h.self_ = self;
+  h.key_ = k;
+  h.lane_ = nullptr;
+}
 
 completion_core::completion_core(completion_core&& other) noexcept
   : owner_(other.owner_),

@@ -2,7 +2,8 @@
 #   1. cmake --install BUILD_DIR --prefix WORK_DIR/prefix
 #   2. for each outside project of CONSUMERS (subfolders of this folder:
 #      core, the core alone; state, with the state, sqlite and metrics
-#      components; kafka, with the Kafka source): configure it with
+#      components; testing, with the test kit; kafka, with the Kafka
+#      source): configure it with
 #      CMAKE_PREFIX_PATH=that prefix, and check that find_package(keylane)
 #      found it there and nowhere else
 #   3. build it and run its app, checking what it prints
@@ -167,6 +168,10 @@ run_consumer(state
          "to_string\\(errc::window_full\\) = window_full"
          "sum of doubled 1..3 = 12"
          "state of acct-1 after a reopen = state bytes")
+run_consumer(testing
+  PKGS keylane-testing
+  MARKER "With the testing component it needs these Debian packages:"
+  EXPECT "kit: ok 42 at 50 ms")
 if(KAFKA)
   run_consumer(kafka
     PKGS keylane-kafka

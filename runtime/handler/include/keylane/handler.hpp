@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
+
 #include <caf/event_based_actor.hpp>
 #include <caf/timespan.hpp>
 
@@ -18,6 +20,7 @@ using timer_id = uint64_t;
 
 namespace detail {
 class lane;
+class handler_host;
 class state_slot;
 template <class A, class B>
 class stage_adapter;
@@ -68,6 +71,12 @@ protected:
   /// The key this handler instance serves.
   [[nodiscard]] const key& current_key() const noexcept { return *key_; }
 
+  /// The time on the steady clock as the handler's host keeps it: the
+  /// steady clock itself in a runtime, the test's clock under
+  /// `keylane::testing`. A handler that reads time here (a tick's grid, an
+  /// expiry) can be tested without waiting for it.
+  [[nodiscard]] std::chrono::steady_clock::time_point now() const;
+
   /// Cancels a `tell_after` timer: true if it was pending, and then it
   /// never fires; false if it fired already, was cancelled, or its attempt
   /// failed. Any key's handler may cancel any timer of its runtime.
@@ -100,11 +109,15 @@ protected:
 
 private:
   friend class detail::lane;
+  friend class detail::handler_host;
   template <class A, class B>
   friend class detail::stage_adapter;
   caf::event_based_actor* self_ = nullptr;
   detail::lane* lane_ = nullptr;
   const key* key_ = nullptr;
+  // Set only outside the runtime (the test kit): then it takes the calls
+  // that go to `lane_` otherwise.
+  detail::handler_host* host_ = nullptr;
 };
 
 /// Base class of user handlers. One instance serves one key for as long
