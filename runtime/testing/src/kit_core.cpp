@@ -35,22 +35,27 @@ kit_core::kit_core(complete_fn on_complete)
                            "\"testing\" scheduler");
   // The shard's part: completions finished outside the handler's call
   // come here as messages, as they come to a shard.
-  actor_ = system_->spawn([this](caf::event_based_actor* self) {
-    self_ = self;
-    return caf::behavior{
-      [this](kd::complete_atom, uint64_t lane, uint64_t token,
-             uint8_t status, bool permanent, std::string& error,
-             kd::result_box_ptr& box) {
-        on_complete_(lane, token, static_cast<outcome>(status), permanent,
-                     std::move(error), std::move(box));
-      },
-      [this](kit_run_atom) {
-        auto fn = std::move(calls_.front());
-        calls_.pop_front();
-        fn();
-      },
-    };
-  });
+  // `this` travels as the spawn's argument, not in a capture: CAF 0.17
+  // binds a function actor's empty argument tuple through a null pointer
+  // (UBSan: "reference binding to null pointer").
+  actor_ = system_->spawn(
+    [](caf::event_based_actor* self, kit_core* core) {
+      core->self_ = self;
+      return caf::behavior{
+        [core](kd::complete_atom, uint64_t lane, uint64_t token,
+               uint8_t status, bool permanent, std::string& error,
+               kd::result_box_ptr& box) {
+          core->on_complete_(lane, token, static_cast<outcome>(status),
+                             permanent, std::move(error), std::move(box));
+        },
+        [core](kit_run_atom) {
+          auto fn = std::move(core->calls_.front());
+          core->calls_.pop_front();
+          fn();
+        },
+      };
+    },
+    this);
   run_actors();
   if (self_ == nullptr)
     throw std::logic_error("keylane::testing: the kit's actor did not start");
