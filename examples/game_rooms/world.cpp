@@ -70,7 +70,7 @@ uint64_t world::join(std::shared_ptr<client> c, const std::string& room,
     why = "busy";
     return 0;
   }
-  players_.emplace(id, entry{c, room});
+  players_.emplace(id, entry{c, room, false, {}});
   enter(room);
   ++stats_.joins;
   return id;
