@@ -4,7 +4,6 @@
 // their own targets.
 
 #include <atomic>
-#include <functional>
 #include <memory>
 
 #include "messaging_support.hpp"
@@ -29,15 +28,7 @@ TEST_CASE("askers that fill the cap are answered: the asked key starts "
     if (h.current_key() == kl::key{"price"})
       return done.ok(int(n.id) * 10);
     auto shared = std::make_shared<kl::completion<int>>(std::move(done));
-    auto ask = std::make_shared<std::function<void()>>();
-    std::weak_ptr<std::function<void()>> self_ref = ask;
-    *ask = [&h, &all_in, shared, self_ref, id = n.id] {
-      if (!all_in.load()) {
-        // The timer's closure owns the function while it waits.
-        h.run_later(std::chrono::milliseconds(1),
-                    [again = self_ref.lock()] { (*again)(); });
-        return;
-      }
+    when_set(h, all_in, [&h, shared, id = n.id] {
       expect_none(h.ask("price", note{id}, 2s,
                         [shared](caf::expected<int> r) {
                           if (r)
@@ -45,8 +36,7 @@ TEST_CASE("askers that fill the cap are answered: the asked key starts "
                           else
                             shared->fail(kl::render(r.error()));
                         }));
-    };
-    (*ask)();
+    });
   }), &out);
   // Six askers for two slots: the first two take them and ask while the
   // other four wait, so "price" finds the cap full and keys waiting.
@@ -80,15 +70,7 @@ TEST_CASE("an ask to a key that waits for a slot starts it, its waiting "
     }
     // "a" holds the only slot until "b" waits behind it, then asks "b".
     auto shared = std::make_shared<kl::completion<int>>(std::move(done));
-    auto ask = std::make_shared<std::function<void()>>();
-    std::weak_ptr<std::function<void()>> self_ref = ask;
-    *ask = [&h, &b_waits, shared, self_ref] {
-      if (!b_waits.load()) {
-        // The timer's closure owns the function while it waits.
-        h.run_later(std::chrono::milliseconds(1),
-                    [again = self_ref.lock()] { (*again)(); });
-        return;
-      }
+    when_set(h, b_waits, [&h, shared] {
       expect_none(h.ask("b", note{2}, 2s,
                         [shared](caf::expected<int> r) {
                           if (r)
@@ -96,8 +78,7 @@ TEST_CASE("an ask to a key that waits for a slot starts it, its waiting "
                           else
                             shared->fail(kl::render(r.error()));
                         }));
-    };
-    (*ask)();
+    });
   }));
   REQUIRE(rt->submit("a", note{0}));
   REQUIRE(rt->submit("b", note{1})); // the cap is full: "b" waits

@@ -5,8 +5,12 @@
 // handler made of a function with tell/ask/timers exposed, a journal of
 // what keys received, a collector of outputs, and a run of asks in a cycle.
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -82,6 +86,25 @@ inline kl::handler_factory script(script_handler::fn_type f) {
   return [f](const kl::handler_params&) {
     return std::make_unique<script_handler>(f);
   };
+}
+
+/// Runs `then()` in `h`'s lane once `flag` is true, looking again every
+/// millisecond on a `run_later` timer: the event stays pending meanwhile
+/// and the shard's thread is never blocked.
+template <class F>
+void when_set(script_handler& h, const std::atomic<bool>& flag, F then) {
+  auto step = std::make_shared<std::function<void()>>();
+  std::weak_ptr<std::function<void()>> self_ref = step;
+  *step = [&h, &flag, self_ref, then = std::move(then)] {
+    if (!flag.load()) {
+      // The timer's closure owns the function while it waits.
+      h.run_later(std::chrono::milliseconds(1),
+                  [again = self_ref.lock()] { (*again)(); });
+      return;
+    }
+    then();
+  };
+  (*step)();
 }
 
 inline kl::settings messaging_settings() {
