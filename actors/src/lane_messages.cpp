@@ -14,23 +14,26 @@
 namespace keylane::detail {
 
 errc lane::tell(event_ptr ev) {
-  if (!parts_.msg.reserve())
+  if (!parts().msg.reserve())
     return errc::messages_full;
-  return messages_.tell(std::move(ev), in_attempt(), parts_.msg);
+  // Kept in the outbox until the attempt ends, if one runs.
+  sent_ = sent_ || in_attempt();
+  return messages_.tell(std::move(ev), in_attempt(), parts().msg);
 }
 
 errc lane::tell_after(caf::timespan delay, event_ptr ev, uint64_t& id) {
   bool self = ev->k == key_;
-  id = parts_.msg.add_timer(std::move(ev));
+  id = parts().msg.add_timer(std::move(ev));
   if (id == 0)
     return errc::timers_full;
-  messages_.tell_after(id, delay, self, in_attempt(), parts_.msg);
+  sent_ = sent_ || in_attempt();
+  messages_.tell_after(id, delay, self, in_attempt(), parts().msg);
   return errc::none;
 }
 
 bool lane::cancel_timer(uint64_t id) {
   event_ptr ev;
-  if (!parts_.msg.cancel_timer(id, &ev))
+  if (!parts().msg.cancel_timer(id, &ev))
     return false;
   // A kept timer of this key's leaves its record with the next write; one
   // of another key's stays in that key's record (docs/messaging.md).
@@ -44,18 +47,18 @@ bool lane::cancel_timer(uint64_t id) {
 
 errc lane::ask(event_ptr ev, ask_route& route, caf::timespan timeout,
                std::unique_ptr<ask_waiter> waiter) {
-  if (!parts_.msg.reserve())
+  if (!parts().msg.reserve())
     return errc::messages_full;
-  auto id = parts_.msg.next_ask();
+  auto id = parts().msg.next_ask();
   route.shard = caf::actor_cast<caf::actor>(host_);
   route.lane = id_;
   route.ask = id;
   // The answer comes as a message to this shard: not before this returns.
-  auto code = parts_.msg.send(std::move(ev));
+  auto code = parts().msg.send(std::move(ev));
   if (code != errc::none)
     return code;
   auto timer = messages_.add_timer([this, id, timeout] {
-    messages_.expire_ask(id, timeout, parts_.msg);
+    messages_.expire_ask(id, timeout, parts().msg);
   });
   host_->delayed_send(host_, timeout, timer_atom::value, id_, timer);
   messages_.add_ask(id, std::move(waiter), timer);

@@ -49,20 +49,22 @@ void lane::on_retry(uint64_t token) {
 }
 
 void lane::settle(outcome status, std::string&& error, bool permanent) {
+  // Every path below empties the outbox.
+  bool sent = std::exchange(sent_, false) && messages_.has_outbox();
   if (status != outcome::failed) {
     if (state_.active())
       state_.note_applied(status, *current_);
     // Kept in the state before a write can take it: the write that makes
     // the event's change durable keeps its messages too.
-    if (messages_.has_outbox() && state_.keeps_messages())
-      messages_.keep_outbox(state_, key_, parts_.ops, parts_.msg, parts_.log);
+    if (sent && state_.keeps_messages())
+      messages_.keep_outbox(state_, key_, parts().ops, parts().msg, parts().log);
     finish_current(status, std::move(error));
-    if (messages_.has_outbox())
-      messages_.send_outbox(parts_.msg);
+    if (sent && messages_.has_outbox())
+      messages_.send_outbox(parts().msg);
     return;
   }
-  if (messages_.has_outbox())
-    messages_.drop_outbox(parts_.msg);
+  if (sent)
+    messages_.drop_outbox(parts().msg);
   if (state_.active())
     undo_state();
   const auto& pol = policy();
@@ -102,8 +104,10 @@ void lane::finish_sync(uint64_t token, outcome status, std::string&& error,
 
 void lane::finish_current(outcome status, std::string&& error) {
   awaiting_ = false;
-  if (current_->park_id > unpark_through_)
+  if (current_->park_id != 0 && current_->park_id > unpark_through_) {
     unpark_through_ = current_->park_id;
+    unparking_ = true;
+  }
   // A reason only for a failure (an earlier attempt's goes).
   if (status == outcome::failed)
     current_->error = std::move(error);
@@ -142,13 +146,14 @@ void lane::park(std::vector<event_ptr>& evs) {
 }
 
 void lane::flush() {
-  if (unpark_through_ != 0) {
+  if (unparking_) {
     // Before the outputs go: whoever sees them sees the store without them.
-    parts_.parks.unpark_through(key_, unpark_through_);
+    unparking_ = false;
+    parts().parks.unpark_through(key_, unpark_through_);
     unpark_through_ = 0;
   }
   if (unreleased_ >= release_every_)
-    parts_.keys.ended(key_, std::exchange(unreleased_, 0));
+    parts().keys.ended(key_, std::exchange(unreleased_, 0));
 }
 
 } // namespace keylane::detail

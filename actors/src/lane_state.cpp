@@ -18,9 +18,9 @@
 namespace keylane::detail {
 
 bool lane::load_state() {
-  auto err = state_.load(handler_->keyed_state(), key_, parts_.state,
-                         parts_.cfg.messaging_exactly_once
-                           && parts_.ops.keep_message != nullptr);
+  auto err = state_.load(handler_->keyed_state(), key_, parts().state,
+                         parts().cfg.messaging_exactly_once
+                           && parts().ops.keep_message != nullptr);
   if (!err)
     return true;
   activation_.fail("the state of key " + key_.to_string()
@@ -56,7 +56,7 @@ void lane::mark_state_dirty() {
 }
 
 void lane::note_finished(uint64_t seq) {
-  if (!parts_.state.enabled())
+  if (!parts().state.enabled())
     return;
   if (!state_.active()) {
     // No state changed, but the event's source may wait to hear that it
@@ -78,15 +78,15 @@ void lane::checkpoint() {
 
 void lane::take_snapshot() {
   state_round r;
-  if (!state_.take_snapshot(key_, parts_.state, parts_.msg, parts_.log, r))
+  if (!state_.take_snapshot(key_, parts().state, parts().msg, parts().log, r))
     return;
   if (policy().state_sync_mode == state_sync::every_event) {
     // The output waits for the disk, as asked: it leaves in `flush`.
     auto seqs = r.seqs;
-    if (auto err = parts_.state.write_now(std::move(r))) {
+    if (auto err = parts().state.write_now(std::move(r))) {
       // Only at stop, with the store refusing writes: the events whose
       // changes it held are not delivered; stop lists them.
-      parts_.log.write(log_level::error,
+      parts().log.write(log_level::error,
                        "state: " + render(err) + "; the state of key "
                          + key_.to_string() + " after "
                          + std::to_string(seqs.size())

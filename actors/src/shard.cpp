@@ -151,7 +151,7 @@ lane* shard::start_lane(uint64_t id, const keylane::key& k) {
   ++trim_.starts;
   trim_.done = false;
   ++spawned_;
-  auto l = std::make_unique<lane>(this, parts_, id, k, maker_.get());
+  auto l = std::make_unique<lane>(this, id, k, maker_.get());
   auto* raw = l.get();
   lanes_.emplace(id, std::move(l));
   return raw;

@@ -4,6 +4,7 @@
 #include "keylane/detail/state_cursor.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <chrono>
 #include <utility>
 
@@ -18,6 +19,11 @@ namespace keylane::detail {
 
 caf::error state_cursor::load(state_slot* slot, const keylane::key& k,
                               state_service& store, bool exactly_once) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+  static_assert(offsetof(state_cursor, slot_) + sizeof(slot_) == hot_bytes,
+                "the cursor's hot bytes moved (see lane's layout)");
+#pragma GCC diagnostic pop
   keeps_messages_ = false;
   if (!slot)
     return {};

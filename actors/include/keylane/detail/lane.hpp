@@ -64,8 +64,7 @@ class alignas(64) lane {
 public:
   /// A lane for key `k` with id `id` (its first event names both); it
   /// builds its handler with `maker` when it first has an event to run.
-  lane(shard* host, const shard_parts& parts, uint64_t id, keylane::key k,
-       handler_maker* maker);
+  lane(shard* host, uint64_t id, keylane::key k, handler_maker* maker);
   ~lane();
   lane(const lane&) = delete;
   lane& operator=(const lane&) = delete;
@@ -195,28 +194,30 @@ private:
   // The live settings: the shard's, refreshed after a reload (a reference
   // to hold only until the lane next calls it).
   const settings& policy();
+  // Its shard's parts, through the shard (hot in cache) rather than a
+  // reference of its own: the lane's two hot lines have no room for it.
+  [[nodiscard]] const shard_parts& parts() const noexcept;
 
   // Hot first: with thousands of keys a lane is cold when its next event
-  // comes, and each line an event touches is a miss. What every event
-  // reads or writes fills the first two lines (the class is aligned to
-  // one; a static_assert in lane.cpp holds it there); what failures,
-  // parking, state and timers use comes after, the parts the lane owns
-  // first (each with what every event reads at its front).
+  // comes, and each line an event touches is a miss. Everything an event
+  // reads or writes when nothing unusual happens (no state, no message
+  // sent, no replay, no hold) is in the first two lines, the state
+  // cursor's hot bytes included (the class is aligned to one; a
+  // static_assert in lane.cpp holds it there). What failures, parking,
+  // state and messages use comes after, the parts the lane owns first.
   shard* host_;
   uint64_t id_;
   std::unique_ptr<handler_base> handler_; // null: see activation_
   event_ptr current_;
   event_fifo queue_;
   uint64_t token_ = 0;
-  uint64_t unpark_through_ = 0; // replayed events up to this id ended
-
-  running_attempt attempt_;
-  clock::time_point dry_since_{}; // see dry_since
-  const shard_parts& parts_; // its shard's
   // Finished events handed to the shard's output whose backlog counts are
   // not given back yet (see `release_every_`).
   uint32_t unreleased_ = 0;
   uint32_t batch_limit_; // lane_batch: at most 1,000,000
+
+  running_attempt attempt_;
+  clock::time_point dry_since_{}; // see dry_since
   // `flush` gives finished events' counts back once this many gathered:
   // each give-back takes the key's stripe lock and slot, lines the
   // producer writes at every submit, so giving back per event moved them
@@ -230,12 +231,18 @@ private:
   bool awake_ = false;        // a handler was built (or failed to be)
   bool parking_ = false;
   bool backing_off_ = false;
+  bool held_ = false;         // see hold
+  // The running attempt put a message in the outbox (`messages_`, on a
+  // colder line, is looked at only then).
+  bool sent_ = false;
+  bool unparking_ = false;    // `unpark_through_` is set
 
   // Keyed state: the handler's (or none), whether it changed since its
   // last write, and the events whose changes that write will make durable.
   state_cursor state_;
   // What the handler sent, asked, armed and requested.
   lane_messaging messages_;
+  uint64_t unpark_through_ = 0; // replayed events up to this id ended
 
   keylane::key key_;
   // The reason `finish_sync` left in `attempt_`, set only for a failure.
@@ -243,7 +250,6 @@ private:
   // Builds the handler instance, and says why it could not.
   activation activation_;
   jitter_rng rng_;
-  bool held_ = false;
 };
 
 } // namespace keylane::detail

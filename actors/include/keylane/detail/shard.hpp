@@ -89,6 +89,8 @@ public:
       refresh_settings(gen);
     return *settings_;
   }
+  /// What its lanes share with it (the key table, outputs, stores).
+  [[nodiscard]] const shard_parts& parts() const noexcept { return parts_; }
   /// This shard's number (what a key's route names).
   [[nodiscard]] uint32_t index() const noexcept { return index_; }
   /// A lane parked its key (the key table keeps it parked).
@@ -224,6 +226,11 @@ private:
     state_round out;
   } state_;
 };
+
+// Here, where `shard` is complete: lanes read their parts once per event.
+inline const shard_parts& lane::parts() const noexcept {
+  return host_->parts();
+}
 
 } // namespace keylane::detail
 

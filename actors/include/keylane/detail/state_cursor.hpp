@@ -47,6 +47,10 @@ public:
   void detach() noexcept { slot_ = nullptr; }
 
   /// The handler keeps keyed state.
+  /// The bytes at its front that every event reads (its flags and
+  /// `slot_`): the lane keeps them on a hot line.
+  static constexpr size_t hot_bytes = 16;
+
   [[nodiscard]] bool active() const noexcept { return slot_ != nullptr; }
   /// Changed since its last write.
   [[nodiscard]] bool dirty() const noexcept {
@@ -114,9 +118,8 @@ private:
   void forget_delivered(const keylane::key& k, messaging& msg,
                         std::vector<kept_message>& outbox);
 
-  // What every event reads comes first (the lane keeps the cursor on the
-  // line after its hot ones).
-  state_slot* slot_ = nullptr;
+  // What every event reads comes first, the flags ahead of the pointer:
+  // the lane keeps these `hot_bytes` on its second line.
   bool dirty_ = false;
   bool snapshot_due_ = false; // a checkpoint came while an event ran
   bool redelivered_ = false;  // the running event was applied before
@@ -124,6 +127,7 @@ private:
   // `messaging.exactly_once` for this key: its tells are kept in its state
   // (state_slot::unsent, ::delivered).
   bool keeps_messages_ = false;
+  state_slot* slot_ = nullptr;
   size_t since_write_ = 0;
   int64_t origin_pos_ = 0;
   // The events whose changes the next write makes durable.
