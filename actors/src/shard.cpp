@@ -220,7 +220,7 @@ void shard::write_parks() {
   finished_ += parks_.events.size();
   for (auto& ev : parks_.events) {
     parts_.msg.ended(*ev);
-    out_->items.push_back(std::move(ev));
+    stage(std::move(ev));
   }
   parks_.events.clear();
 }
@@ -255,7 +255,7 @@ void shard::end_round() {
       // Nothing to re-sequence: straight to the application, no sink hop.
       if (parts_.live.window_auto())
         send_measures();
-      parts_.out.emit(out_->items, parts_.pub.tallies[index_].get());
+      parts_.out.emit(out_->items, notes_, *parts_.pub.tallies[index_]);
     }
   }
   // After the outputs went: a key's next lane (on any shard) starts only
@@ -329,6 +329,8 @@ void shard::withhold(const std::vector<uint64_t>& seqs) {
       continue;
     }
     parts_.ledger.abandon(std::move(*i), "completed");
+    if (!notes_.empty())
+      notes_.erase(notes_.begin() + (i - items.begin()));
     i = items.erase(i);
   }
 }
@@ -336,6 +338,12 @@ void shard::withhold(const std::vector<uint64_t>& seqs) {
 void shard::finished(event_ptr ev) {
   parts_.msg.ended(*ev);
   ++finished_;
+  stage(std::move(ev));
+}
+
+void shard::stage(event_ptr ev) {
+  if (parts_.cfg.order != order_mode::global)
+    notes_.push_back(outcome_note::of(*ev));
   out_->items.push_back(std::move(ev));
 }
 
@@ -378,6 +386,7 @@ void shard::on_exit() {
     for (auto& ev : out_->items)
       parts_.ledger.abandon(std::move(ev), "completed");
   out_.reset();
+  notes_.clear();
   report_.reset();
   supervisor_ = nullptr;
   sink_ = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "keylane/detail/output.hpp"
 
+#include <cassert>
 #include <exception>
 #include <string>
 #include <utility>
@@ -57,19 +58,21 @@ void output::start(std::function<void()> mark) {
   }};
 }
 
-void output::count(event_base** evs, size_t n, outcome_tally& t) {
+template <class Note>
+void output::count_each(size_t n, outcome_tally& t, Note&& note_at) {
   // Single writer: the actor that owns `t` (see outcome_tally), before the
   // events leave, so whoever sees one sees it counted.
   uint64_t ok = 0, skipped = 0, failed = 0, parked = 0, retries = 0;
   for (size_t i = 0; i < n; ++i) {
-    switch (evs[i]->status) {
+    const outcome_note& x = note_at(i);
+    switch (x.status) {
       case outcome::ok: ++ok; break;
       case outcome::skipped: ++skipped; break;
       case outcome::parked: ++parked; break;
       default: ++failed; break;
     }
-    if (evs[i]->attempts > 1)
-      retries += evs[i]->attempts - 1;
+    if (x.attempts > 1)
+      retries += x.attempts - 1;
   }
   bump(t.ok, ok);
   bump(t.skipped, skipped);
@@ -79,8 +82,19 @@ void output::count(event_base** evs, size_t n, outcome_tally& t) {
   if (live_.record_latency()) {
     auto now = clock::now(); // one clock read per batch
     for (size_t i = 0; i < n; ++i)
-      t.latency.record(now - evs[i]->submitted);
+      t.latency.record(now - note_at(i).submitted);
   }
+}
+
+void output::count(event_base** evs, size_t n, outcome_tally& t) {
+  outcome_note x{};
+  count_each(n, t, [&](size_t i) -> const outcome_note& {
+    return x = outcome_note::of(*evs[i]);
+  });
+}
+
+void output::count(const outcome_note* notes, size_t n, outcome_tally& t) {
+  count_each(n, t, [&](size_t i) -> const outcome_note& { return notes[i]; });
 }
 
 void output::emit(std::vector<event_ptr>& evs, outcome_tally* tally) {
@@ -92,6 +106,16 @@ void output::emit(std::vector<event_ptr>& evs, outcome_tally* tally) {
   for (auto& ev : evs)
     (void) ev.release();
   evs.clear();
+}
+
+void output::emit(std::vector<event_ptr>& evs,
+                  std::vector<outcome_note>& notes, outcome_tally& tally) {
+  assert(notes.size() == evs.size());
+  if (evs.empty())
+    return;
+  count(notes.data(), notes.size(), tally);
+  notes.clear();
+  emit(evs, nullptr);
 }
 
 void output::emit(event_base** evs, size_t n, outcome_tally* tally) {

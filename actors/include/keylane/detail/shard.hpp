@@ -17,6 +17,7 @@
 #include "keylane/detail/lane.hpp"
 #include "keylane/detail/live_settings.hpp"
 #include "keylane/detail/messages.hpp"
+#include "keylane/detail/output.hpp"
 #include "keylane/detail/state_round.hpp"
 
 namespace keylane::detail {
@@ -138,6 +139,8 @@ private:
   lane* find(uint64_t id);
   [[nodiscard]] bool hold_parks();
   void write_parks();
+  // Puts a finished event in the round's output (and its note, see notes_).
+  void stage(event_ptr ev);
   void send_measures();
   void sweep_timeouts();
   void arm_timer(clock::time_point at, clock::time_point now);
@@ -159,6 +162,9 @@ private:
   };
   tsl::robin_map<uint64_t, std::unique_ptr<lane>, lane_id_hash> lanes_;
   batch_ptr out_;
+  // Without the sink (`per_key`, `none`): what counting reads of each of
+  // `out_`'s events, in its order, noted as it finished (see outcome_note).
+  std::vector<outcome_note> notes_;
   shard_report_ptr report_;
   std::vector<uint64_t> turns_;
   std::vector<inbox_item> inbox_buf_;
