@@ -57,7 +57,8 @@ void lane::settle(outcome status, std::string&& error, bool permanent) {
     // Kept in the state before a write can take it: the write that makes
     // the event's change durable keeps its messages too.
     if (sent && state_.keeps_messages())
-      messages_.keep_outbox(state_, key_, parts().ops, parts().msg, parts().log);
+      messages_.keep_outbox(state_, key_, parts().ops, parts().msg,
+                            parts().log);
     finish_current(status, std::move(error));
     if (sent && messages_.has_outbox())
       messages_.send_outbox(parts().msg);

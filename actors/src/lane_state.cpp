@@ -87,11 +87,11 @@ void lane::take_snapshot() {
       // Only at stop, with the store refusing writes: the events whose
       // changes it held are not delivered; stop lists them.
       parts().log.write(log_level::error,
-                       "state: " + render(err) + "; the state of key "
-                         + key_.to_string() + " after "
-                         + std::to_string(seqs.size())
-                         + " event(s) could not be written: they are not "
-                           "delivered, and stop lists them");
+                        "state: " + render(err) + "; the state of key "
+                          + key_.to_string() + " after "
+                          + std::to_string(seqs.size())
+                          + " event(s) could not be written: they are not "
+                            "delivered, and stop lists them");
       host_->withhold(seqs);
     }
     return;

@@ -46,11 +46,11 @@ public:
   /// The handler instance is gone, and its slot with it.
   void detach() noexcept { slot_ = nullptr; }
 
-  /// The handler keeps keyed state.
   /// The bytes at its front that every event reads (its flags and
   /// `slot_`): the lane keeps them on a hot line.
   static constexpr size_t hot_bytes = 16;
 
+  /// The handler keeps keyed state.
   [[nodiscard]] bool active() const noexcept { return slot_ != nullptr; }
   /// Changed since its last write.
   [[nodiscard]] bool dirty() const noexcept {
