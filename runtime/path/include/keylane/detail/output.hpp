@@ -21,6 +21,20 @@ struct counters;
 struct outcome_tally;
 class live_settings;
 
+/// What counting an event reads of it, taken when it finishes (its lines
+/// are in cache then): counting a round's events from their notes at emit
+/// reads one compact array, where reading the events again missed a line
+/// of each with thousands of keys.
+struct outcome_note {
+  clock::time_point submitted;
+  uint32_t attempts;
+  outcome status;
+
+  [[nodiscard]] static outcome_note of(const event_base& ev) noexcept {
+    return outcome_note{ev.submitted, ev.attempts, ev.status};
+  }
+};
+
 /// Where finished events leave: the output queue, the consumer thread that
 /// runs the user's callback (or `pull` calls in pull mode), and the window
 /// credit each delivery gives back to ingress. With `on_sink`, the thread
@@ -42,20 +56,6 @@ class live_settings;
 /// from any threads at once. Counts are exact: an event is counted
 /// delivered before its credit can wake a waiter, and counted (`tally`)
 /// before the application can see it.
-/// What counting an event reads of it, taken when it finishes (its lines
-/// are in cache then): counting a round's events from their notes at emit
-/// reads one compact array, where reading the events again missed a line
-/// of each with thousands of keys.
-struct outcome_note {
-  clock::time_point submitted;
-  uint32_t attempts;
-  outcome status;
-
-  [[nodiscard]] static outcome_note of(const event_base& ev) noexcept {
-    return outcome_note{ev.submitted, ev.attempts, ev.status};
-  }
-};
-
 class output {
 public:
   /// Called for each delivered event; empty for pull mode.
