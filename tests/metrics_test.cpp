@@ -88,6 +88,7 @@ const std::vector<std::pair<std::string, std::string>> contract{
   {"keylane_waiting_keys", "gauge"},
   {"keylane_lane_spawns_total", "counter"},
   {"keylane_lane_retires_total", "counter"},
+  {"keylane_lane_moves_total", "counter"},
   {"keylane_sink_buffered", "gauge"},
   {"keylane_peak_sink_buffered", "gauge"},
   {"keylane_awaited_seq", "gauge"},

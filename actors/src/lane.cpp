@@ -302,6 +302,23 @@ void lane::schedule(caf::timespan delay, unique_function fn) {
   host_->delayed_send(host_, delay, timer_atom::value, id_, id);
 }
 
+bool lane::movable() const noexcept {
+  return dry() && dry_since_ != clock::time_point{} && !held_ && !parking_
+         && !unparking_ && messages_.quiet() && !state_.dirty()
+         && !state_.write_due();
+}
+
+void lane::rehost(shard* host, uint64_t id) {
+  host_ = host;
+  id_ = id;
+  listed_ = false;
+  marked_ = false;
+  // Handlers reach their shard through `self()`: the new one from now on.
+  if (handler_)
+    handler_->self_ = host;
+  dry_since_ = host->idle(*this);
+}
+
 void lane::abandon() {
   if (state_.active()) {
     // Stop writes the state as of the last event that ended: one that is

@@ -157,15 +157,29 @@ lane* shard::start_lane(uint64_t id, const keylane::key& k) {
   return raw;
 }
 
+void shard::adopt(const inbox_item& item) {
+  auto* l = static_cast<lane*>(lane_transfer::of(item).lane);
+  lanes_.emplace(item.lane, std::unique_ptr<lane>(l));
+  ++trim_.starts;
+  trim_.done = false;
+  l->rehost(this, item.lane);
+}
+
 void shard::take_inbox() {
   parts_.boxes.rearm_shard(index_);
   auto n = parts_.boxes.take_shard(index_, inbox_buf_.data(), inbox_buf_.size());
   taken_ += n;
-  // A lane cannot retire while an event sent to it is on its way (see
-  // key_table::retire_round), so each event finds its lane here, or starts
-  // it.
+  // A lane cannot retire or move while an event sent to it is on its way
+  // (see key_table::retire_round and move), so each event finds its lane
+  // here, or starts it; a lane that moves here comes ahead of its key's
+  // next events.
   lane* last = nullptr;
   for (size_t i = 0; i < n; ++i) {
+    if (inbox_buf_[i].is_transfer()) {
+      --taken_; // a lane, not an event
+      adopt(inbox_buf_[i]);
+      continue;
+    }
     auto ev = parts_.boxes.open(inbox_buf_[i]);
     if (last == nullptr || last->id() != ev->lane) {
       last = find(ev->lane);
@@ -179,7 +193,8 @@ void shard::take_inbox() {
     l->run_taken();
   touched_.clear();
   // More may wait: after the other messages in the mailbox had their turn.
-  if (n == inbox_buf_.size())
+  behind_ = n == inbox_buf_.size() ? n : 0;
+  if (behind_ != 0)
     send(this, inbox_atom::value);
 }
 
@@ -234,6 +249,9 @@ void shard::end_round() {
   if (spawned_ != 0)
     parts_.pub.lanes_spawned.fetch_add(std::exchange(spawned_, 0),
                                        std::memory_order_relaxed);
+  if (shed_.moved != 0)
+    parts_.pub.lanes_moved.fetch_add(std::exchange(shed_.moved, 0),
+                                     std::memory_order_relaxed);
   if (!state_.out.empty())
     parts_.state.stage(std::exchange(state_.out, state_round{}));
   auto hold = hold_parks();
@@ -245,7 +263,7 @@ void shard::end_round() {
     delayed_send(this, park_hold, timer_atom::value, uint64_t{0},
                  uint64_t{0});
   }
-  parts_.boxes.note_load(index_, taken_ - finished_);
+  parts_.boxes.note_load(index_, load());
   if (!out_->items.empty()) {
     if (parts_.cfg.order == order_mode::global) {
       auto next = std::make_shared<event_batch>(&parts_.ledger, "completed");
@@ -270,6 +288,7 @@ void shard::end_round() {
       (void) parts_.keys.idle_lanes(index_, idle_.lanes.size());
     }
     arm_linger();
+    shed();
   }
   if (!report_->empty()) {
     auto next = std::make_shared<shard_report>();

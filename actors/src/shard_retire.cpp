@@ -23,11 +23,66 @@ clock::time_point shard::idle(lane& l) {
     return now; // its handler keeps it: not a candidate until released
   if (idle_.linger.count() == 0 || l.parking()) {
     idle_.retire_now.push_back(idle_lane{l.id(), now});
-  } else if (!l.listed()) {
-    l.list(true);
-    idle_.lanes.push_back(idle_lane{l.id(), now});
+  } else {
+    if (shed_.on)
+      shed_.dry.push_back(idle_lane{l.id(), now});
+    if (!l.listed()) {
+      l.list(true);
+      idle_.lanes.push_back(idle_lane{l.id(), now});
+    }
   }
   return now;
+}
+
+namespace {
+
+// Far more than the least busy shard: twice its unfinished events and a
+// little more, so two shards about as busy do not pass lanes to and fro.
+constexpr uint64_t shed_margin = 256;
+
+void drop_lane(void* l) noexcept {
+  delete static_cast<lane*>(l); // dry: nothing in it to hand on
+}
+
+} // namespace
+
+void shard::shed() {
+  auto dry = std::move(shed_.dry);
+  shed_.dry.clear();
+  shed_.on = false;
+  auto& boxes = parts_.boxes;
+  auto mine = load();
+  if (boxes.shard_count() < 2 || mine <= shed_margin)
+    return;
+  uint64_t least = UINT64_MAX;
+  for (uint32_t i = 0; i < boxes.shard_count(); ++i)
+    if (auto load = boxes.load_of(i); i != index_ && load < least) {
+      least = load;
+      shed_.to = i;
+    }
+  if (mine <= 2 * least + shed_margin)
+    return;
+  shed_.on = true; // lanes that run dry next round go
+  for (auto& x : dry) {
+    auto i = lanes_.find(x.id);
+    if (i == lanes_.end())
+      continue;
+    auto* l = i->second.get();
+    if (l->dry_since() != x.since || !l->movable())
+      continue;
+    auto k = l->k(); // the lane is the other shard's once it is sent
+    auto moved = parts_.keys.move(k, x.id, index_, shed_.to,
+                                  l->take_unreleased(), [&](uint64_t id) {
+      i.value().release();
+      return lane_transfer::item(id, lane_transfer{l, &drop_lane});
+    });
+    if (moved != 0) {
+      lanes_.erase(x.id);
+      ++shed_.moved;
+    }
+  }
+  dry.clear();
+  shed_.dry.swap(dry); // its capacity, for the next round
 }
 
 bool shard::retire(lane& l, key_table::retire_round& round) {

@@ -124,8 +124,14 @@ std::vector<event_ptr> inboxes::detach_all() {
   for (auto& box : shards_) {
     box->actor = nullptr;
     inbox_item item;
-    while (box->events.try_dequeue(item))
+    while (box->events.try_dequeue(item)) {
+      if (item.is_transfer()) { // an idle lane no shard took: nothing in it
+        auto t = lane_transfer::of(item);
+        t.drop(t.lane);
+        continue;
+      }
       left.push_back(open(item));
+    }
   }
   return left;
 }

@@ -108,6 +108,13 @@ public:
   void retire();
   /// Hands everything the lane holds to the stop ledger as not done.
   void abandon();
+  /// Dry, and nothing of it waits on its shard: no hold or park, no
+  /// message, timer, ask or request outstanding, no state to write. Its
+  /// shard may hand it to another (`key_table::move`).
+  [[nodiscard]] bool movable() const noexcept;
+  /// It lives in `host` now, under id `id` (handed over while `movable`),
+  /// dry since it came.
+  void rehost(shard* host, uint64_t id);
 
   void on_complete(uint64_t token, outcome status, bool permanent,
                    std::string error, result_box_ptr box);

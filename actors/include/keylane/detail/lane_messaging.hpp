@@ -33,6 +33,11 @@ struct payload_ops;
 /// runs their callbacks. Used only on the lane's shard thread.
 class lane_messaging {
 public:
+  /// Nothing sent, armed, asked or requested waits (the lane may move).
+  [[nodiscard]] bool quiet() const noexcept {
+    return outbox_.empty() && timers_.empty() && asks_.empty()
+           && requests_.empty();
+  }
   /// The running attempt sent messages, kept until it ends.
   [[nodiscard]] bool has_outbox() const noexcept { return !outbox_.empty(); }
 

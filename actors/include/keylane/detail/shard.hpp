@@ -131,6 +131,8 @@ private:
   void refresh_settings(uint64_t gen);
   void take_inbox();
   lane* start_lane(uint64_t id, const keylane::key& k);
+  void adopt(const inbox_item& item);
+  void shed();
   void end_round();
   void retire_due(bool sweep);
   [[nodiscard]] bool retire(lane& l, key_table::retire_round& round);
@@ -170,6 +172,14 @@ private:
   std::vector<inbox_item> inbox_buf_;
   uint64_t taken_ = 0;    // events that reached this shard's lanes
   uint64_t finished_ = 0; // of them, those that left for the sink
+  // The last take found a full batch: at least that many more wait in
+  // the inbox, which counts in the load as well.
+  uint64_t behind_ = 0;
+  // What placement and `shed` weigh: the events this shard holds and has
+  // not finished, and the inbox behind them as far as it is known.
+  [[nodiscard]] uint64_t load() const noexcept {
+    return taken_ - finished_ + behind_;
+  }
   std::vector<lane*> touched_; // lanes the inbox gave events this round
   // Lanes that ran dry, least recently listed first, one entry per lane
   // (`lane::listed`): a resident key runs dry after almost every round,
@@ -187,6 +197,17 @@ private:
     bool linger_armed = false;
     bool sweep_due = false; // the linger timer fired: retire who is past it
   } idle_;
+  // Moving dry lanes to a less busy shard: while this one holds far more
+  // unfinished events than the least busy other (`shed`), the lanes that
+  // ran dry in a round go there at its end. A resident lane otherwise stays
+  // where it started, and a shard hosting a hot key with its share of the
+  // others kept one core busy while the other idled.
+  struct shed_state {
+    bool on = false;
+    uint32_t to = 0;
+    std::vector<idle_lane> dry; // ran dry this round
+    uint64_t moved = 0;         // not yet counted in `pub`
+  } shed_;
   clock::time_point round_time_;
   bool round_time_valid_ = false; // until the round ends (end_round)
   bool turn_pending_ = false;

@@ -43,6 +43,9 @@ struct stats {
   uint64_t lanes_spawned = 0;
   /// Lanes retired so far.
   uint64_t lanes_retired = 0;
+  /// Idle lanes handed from a busy shard to a less busy one (a lane keeps
+  /// its handler and state when it moves).
+  uint64_t lanes_moved = 0;
   /// Results the sink holds back for ordering.
   uint64_t sink_buffered = 0;
   /// Most results the sink ever held back.

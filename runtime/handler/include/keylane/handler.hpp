@@ -52,7 +52,9 @@ public:
 protected:
   /// The shard actor this handler's lane runs in: use it to message other
   /// actors (`self()->request(db, timeout, ...).then(...)`). Valid from
-  /// `on_activate` on. The shard hosts other keys' lanes too: never block
+  /// `on_activate` on. An idle lane (nothing pending: no request, timer or
+  /// ask) may move to a less busy shard between events, so ask for it
+  /// each time rather than keeping it. The shard hosts other keys' lanes too: never block
   /// its thread, and prefer `run_later` to timers of your own. Response
   /// handlers of requests made inside `on_activate`, `on_event` or a
   /// `run_later` callback are dropped when the lane retires, and those of

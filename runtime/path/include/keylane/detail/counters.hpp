@@ -35,6 +35,8 @@
     "Lanes started, one per key activation (a lane is an object inside a "     \
     "shard actor).", pub)                                                      \
   X(lanes_retired, Counter, "keylane_lane_retires_total", "Lanes retired.", pub) \
+  X(lanes_moved, Counter, "keylane_lane_moves_total",                          \
+    "Idle lanes a busy shard handed to a less busy one.", pub)                 \
   X(sink_buffered, Gauge, "keylane_sink_buffered",                             \
     "Results the sink holds back to restore order.", pub)                      \
   X(peak_sink_buffered, Gauge, "keylane_peak_sink_buffered",                   \

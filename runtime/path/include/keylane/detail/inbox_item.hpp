@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "keylane/detail/event_base.hpp"
 
@@ -24,7 +25,37 @@ struct inbox_item {
   uint64_t lane;
   uint64_t key; // an integer key's number
   alignas(8) unsigned char payload[payload_max];
+
+  /// `seq` of an item with no event that carries an idle lane handed from
+  /// one shard to another (see `lane_transfer`): no event has this number.
+  static constexpr uint64_t transfer_seq = UINT64_MAX;
+  [[nodiscard]] bool is_transfer() const noexcept {
+    return ev == nullptr && seq == transfer_seq;
+  }
 };
 static_assert(sizeof(inbox_item) == 64, "an inbox item fills one line");
+
+/// An idle lane on its way to another shard, in an inbox item's payload:
+/// the lane, and what disposes of it if no shard takes it (a stop). It
+/// travels through the inbox under its key's stripe, ahead of the key's
+/// next events, so the new shard has the lane before its first event.
+struct lane_transfer {
+  void* lane;
+  void (*drop)(void* lane) noexcept;
+
+  [[nodiscard]] static inbox_item item(uint64_t lane_id, const lane_transfer& t) noexcept {
+    inbox_item it{};
+    it.seq = inbox_item::transfer_seq;
+    it.lane = lane_id;
+    std::memcpy(it.payload, &t, sizeof t);
+    return it;
+  }
+  [[nodiscard]] static lane_transfer of(const inbox_item& it) noexcept {
+    lane_transfer t;
+    std::memcpy(&t, it.payload, sizeof t);
+    return t;
+  }
+};
+static_assert(sizeof(lane_transfer) <= inbox_item::payload_max);
 
 } // namespace keylane::detail

@@ -90,6 +90,15 @@ public:
   void lane_gone(size_t i) noexcept {
     shards_[i]->lanes.fetch_sub(1, std::memory_order_relaxed);
   }
+  /// A lane of shard `from` moved to shard `to`.
+  void lane_moved(size_t from, size_t to) noexcept {
+    shards_[from]->lanes.fetch_sub(1, std::memory_order_relaxed);
+    shards_[to]->lanes.fetch_add(1, std::memory_order_relaxed);
+  }
+  /// The events shard `i` last said it holds unfinished (`note_load`).
+  [[nodiscard]] uint64_t load_of(size_t i) const noexcept {
+    return shards_[i]->load.load(std::memory_order_relaxed);
+  }
   /// Shard `i` holds `n` events it has not finished (once per round).
   void note_load(size_t i, uint64_t n) noexcept {
     shards_[i]->load.store(n, std::memory_order_relaxed);

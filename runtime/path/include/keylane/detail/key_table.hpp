@@ -33,6 +33,8 @@ namespace keylane::detail {
 ///             the lane goes (count zero: route cleared, cap slot freed or
 ///             kept for the oldest waiting key) or stays (an event is on
 ///             its way).
+///   move      a shard hands a dry lane to a less busy shard (`move`): as
+///             retire, only while no event of the key is on its way.
 ///   park      the key's lane parks its queue; the key stays parked after
 ///             the lane retires. `unpark` (discard) and `replay` end it.
 ///   set_cap   a reload: a raised cap admits waiting keys at once, lanes
@@ -111,6 +113,37 @@ public:
   /// Shard `i` publishes its `n` idle lanes (after each round). True if
   /// keys wait for the full cap and it should retire idle lanes now.
   [[nodiscard]] bool idle_lanes(size_t i, size_t n) noexcept;
+
+  // -- move ------------------------------------------------------------------------
+
+  /// Shard `from` hands its dry lane `lane` of `k` to shard `to`, giving
+  /// back the counts of `done` finished events first. Under `k`'s lock: if
+  /// no event of `k` is on its way to the lane (its count is zero) and the
+  /// key is not parked, the lane gets a new id, `k`'s route names `to` and
+  /// that id, and the item `transfer(new_id)` returns goes into `to`'s
+  /// inbox through `k`'s stripe, ahead of any later event of `k`; returns
+  /// the new id (`to` is woken). Else returns 0: the lane stays.
+  template <class Transfer>
+  uint64_t move(const key& k, uint64_t lane, uint32_t from, uint32_t to,
+                size_t done, Transfer&& transfer) {
+    uint64_t id = backlog_.find(k, [&](backlog::slot* xp) -> uint64_t {
+      if (xp == nullptr)
+        return 0;
+      auto& x = *xp;
+      backlog_.release_locked(k, x, done);
+      if (x.lane_ != lane || x.shard_ != from || x.count_ != 0 || x.parked_)
+        return 0;
+      x.shard_ = to;
+      x.lane_ = backlog_.name_lane(k);
+      boxes_.to_shard(to, stripe_of(k), transfer(x.lane_));
+      return x.lane_;
+    });
+    if (id != 0) {
+      boxes_.lane_moved(from, to);
+      boxes_.wake_shard(to);
+    }
+    return id;
+  }
 
   // -- park ------------------------------------------------------------------------
 
