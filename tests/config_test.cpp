@@ -50,6 +50,7 @@ void require_equal(const settings& a, const settings& b) {
   CHECK(a.threads == b.threads);
   CHECK(a.max_throughput == b.max_throughput);
   CHECK(a.shards == b.shards);
+  CHECK(a.move_idle_lanes == b.move_idle_lanes);
   CHECK(a.max_attempts == b.max_attempts);
   CHECK(a.initial_backoff_ms == b.initial_backoff_ms);
   CHECK(a.backoff_multiplier == b.backoff_multiplier);
@@ -112,6 +113,7 @@ policy = "stealing"
 threads = 1024
 max_throughput = 7
 shards = 5
+move_idle_lanes = false
 
 [log]
 level = "debug"
@@ -129,6 +131,7 @@ table = "accounts"
   CHECK(s.threads == 1024);
   CHECK(s.max_throughput == 7);
   CHECK(s.shards == 5);
+  CHECK_FALSE(s.move_idle_lanes);
   CHECK(s.log == log_level::debug);
   CHECK(s.handler == "ledger");
   std::map<std::string, param_value> want{{"db_min_ms", int64_t{1}},
@@ -386,7 +389,7 @@ TEST_CASE("an unknown key is rejected with the list of known keys",
      "lane_linger_ms)"},
     {"[scheduler]\nthread = 5\n",
      "t.toml:2: unknown key scheduler.thread (known keys: policy, threads, "
-     "max_throughput, shards)"},
+     "max_throughput, shards, move_idle_lanes)"},
     {"[log]\nlevel = \"info\"\nfile = \"x\"\n",
      "t.toml:3: unknown key log.file (known keys: level, stall_ms)"},
     {"[runtime]\n\n[output]\nwindow = 4\n",

@@ -52,7 +52,8 @@ void shard::shed() {
   shed_.on = false;
   auto& boxes = parts_.boxes;
   auto mine = load();
-  if (boxes.shard_count() < 2 || mine <= shed_margin)
+  if (!parts_.cfg.move_idle_lanes || boxes.shard_count() < 2
+      || mine <= shed_margin)
     return;
   uint64_t least = UINT64_MAX;
   for (uint32_t i = 0; i < boxes.shard_count(); ++i)

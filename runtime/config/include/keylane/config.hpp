@@ -256,6 +256,15 @@ struct settings {
   /// the other keys of that shard.
   size_t shards = 0;
 
+  /// A shard that holds far more unfinished events than another hands it
+  /// the lanes that run dry with nothing pending (handler instance and
+  /// state go with them; `self()` is the new shard from then on), so a hot
+  /// key's shard does not keep its share of the other keys while the other
+  /// cores idle. false: a lane stays in the shard it started in until it
+  /// retires (for handlers that keep `self()` or timers of their own
+  /// across events).
+  bool move_idle_lanes = true;
+
   // -- [retry] --------------------------------------------------------------
 
   /// Handler attempts per event, the first included (1: no retry). 3 by

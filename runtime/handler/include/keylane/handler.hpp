@@ -54,13 +54,14 @@ protected:
   /// actors (`self()->request(db, timeout, ...).then(...)`). Valid from
   /// `on_activate` on. An idle lane (nothing pending: no request, timer or
   /// ask) may move to a less busy shard between events, so ask for it
-  /// each time rather than keeping it. The shard hosts other keys' lanes too: never block
-  /// its thread, and prefer `run_later` to timers of your own. Response
-  /// handlers of requests made inside `on_activate`, `on_event` or a
-  /// `run_later` callback are dropped when the lane retires, and those of
-  /// an attempt's requests when that attempt times out
-  /// (`retry.attempt_timeout_ms`); a request made inside a response handler
-  /// is not tracked, so finish such chains before completing the event.
+  /// each time rather than keeping it. The shard hosts other keys' lanes
+  /// too: never block its thread, and prefer `run_later` to timers of your
+  /// own. Response handlers of requests made inside `on_activate`,
+  /// `on_event` or a `run_later` callback are dropped when the lane
+  /// retires, and those of an attempt's requests when that attempt times
+  /// out (`retry.attempt_timeout_ms`); a request made inside a response
+  /// handler is not tracked, so finish such chains before completing the
+  /// event.
   [[nodiscard]] caf::event_based_actor* self() const noexcept { return self_; }
 
   /// Runs `fn` on this handler's lane after `delay`, without holding a

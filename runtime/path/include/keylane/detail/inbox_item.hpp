@@ -43,7 +43,8 @@ struct lane_transfer {
   void* lane;
   void (*drop)(void* lane) noexcept;
 
-  [[nodiscard]] static inbox_item item(uint64_t lane_id, const lane_transfer& t) noexcept {
+  [[nodiscard]] static inbox_item item(uint64_t lane_id,
+                                       const lane_transfer& t) noexcept {
     inbox_item it{};
     it.seq = inbox_item::transfer_seq;
     it.lane = lane_id;
