@@ -201,7 +201,7 @@ private:
   // unfinished events than the least busy other (`shed`), the lanes that
   // ran dry in a round go there at its end. A resident lane otherwise stays
   // where it started, and a shard hosting a hot key with its share of the
-  // others kept one core busy while the other idled.
+  // others ran 60-65 % of the events.
   struct shed_state {
     bool on = false;
     uint32_t to = 0;
