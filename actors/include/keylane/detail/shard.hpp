@@ -200,8 +200,7 @@ private:
   // Moving dry lanes to a less busy shard: while this one holds far more
   // unfinished events than the least busy other (`shed`), the lanes that
   // ran dry in a round go there at its end. A resident lane otherwise stays
-  // where it started, and a shard hosting a hot key with its share of the
-  // others ran 60-65 % of the events.
+  // where it started, beside a hot key if that is where it started.
   struct shed_state {
     bool on = false;
     uint32_t to = 0;
