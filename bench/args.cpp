@@ -88,6 +88,10 @@ std::string usage(const char* argv0) {
          "key, looked up once),\n"
          "                     caf_lanes (keylane's shape with no keylane code: CAF shard and\n"
          "                     sink actors, lane queues, heap events),\n"
+         "                     caf_lanes_featured (caf_lanes plus what keylane_per_key\n"
+         "                     pays per event: submit guard, window credit, atomic\n"
+         "                     sequence, stamp, completion, tally, output thread; leave\n"
+         "                     some out with KEYLANE_BENCH_FLOOR_WITHOUT=stamp,tally,...),\n"
          "                     keylane_tell (keylane_per_key with each event through a\n"
          "                     front key whose handler tells it on)";
   out << "\n  --workloads x,y    workloads to run (default these four):";

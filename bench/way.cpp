@@ -11,6 +11,7 @@ const std::vector<std::string>& way_names() {
     "caf_naive",   "keylane_none", "keylane_per_key", "keylane_global",
     "keylane_state", "keylane_state_memory", "ordered_partitions",
     "keyed_partitions", "keyed_slots", "caf_lanes", "caf_lanes_capped",
+    "caf_lanes_featured",
     "keylane_tell"};
   return names;
 }
@@ -58,6 +59,7 @@ make_way_specs(const std::vector<std::string>& names,
   plain("keyed_slots", true, make_keyed_slots);
   plain("caf_lanes", true, make_caf_lanes);
   plain("caf_lanes_capped", true, make_caf_lanes_capped);
+  plain("caf_lanes_featured", true, make_caf_lanes_featured);
   plain("asio_strand", true, make_asio_strand);
   plain("caf_naive", true, make_caf_naive);
   // keylane_none emits in completion order: per-key order is expected from

@@ -126,6 +126,9 @@ std::unique_ptr<way> make_keyed_slots(int threads);
 std::unique_ptr<way> make_caf_lanes(int threads);
 /// caf_lanes with keylane ways' cap of live keys (on request).
 std::unique_ptr<way> make_caf_lanes_capped(int threads);
+/// caf_lanes plus what keylane_per_key pays per event for its promises
+/// (on request; $KEYLANE_BENCH_FLOOR_WITHOUT leaves some out).
+std::unique_ptr<way> make_caf_lanes_featured(int threads);
 /// An io_context run by `threads` threads.
 std::unique_ptr<way> make_asio_strand(int threads);
 /// CAF's default config but for `threads` workers.
