@@ -442,6 +442,41 @@ function(table_caf_lanes out)
   set(${out} "${t}" PARENT_SCOPE)
 endfunction()
 
+# docs/performance.md: caf_lanes plus what keylane_per_key pays per event
+# (caf_lanes_featured) beside caf_lanes and keylane's ways, every key
+# resident: each way's events/s over caf_lanes' in the same row, and its
+# CPU per event.
+function(table_feature_floor out)
+  set(ways caf_lanes_featured keylane_per_key keylane_none keylane_global)
+  set(t "| events/s over caf_lanes', CPU per event | caf_lanes |")
+  set(rule "| --- | ---: |")
+  foreach(w IN LISTS ways)
+    string(APPEND t " ${w} |")
+    string(APPEND rule " ---: |")
+  endforeach()
+  string(APPEND t "\n${rule}\n")
+  foreach(work 1000 0)
+    foreach(wl uniform_10k zipf_100k hot_key)
+      kl_get(caf_lanes ${wl} ${work} events_per_s base)
+      kl_get(caf_lanes ${wl} ${work} cpu_ns_per_event cpu)
+      kl_si("${base}" b)
+      kl_fixed("${cpu}" 0 cpu)
+      kl_mark(caf_lanes ${wl} ${work} m)
+      string(APPEND t "| ${wl}, ${work} | ${b}, ${cpu} ns${m} |")
+      foreach(w IN LISTS ways)
+        kl_get(${w} ${wl} ${work} events_per_s v)
+        kl_get(${w} ${wl} ${work} cpu_ns_per_event c)
+        kl_ratio("${v}" "${base}" 2 r)
+        kl_fixed("${c}" 0 c)
+        kl_mark(${w} ${wl} ${work} m)
+        string(APPEND t " ${r}×, ${c} ns${m} |")
+      endforeach()
+      string(APPEND t "\n")
+    endforeach()
+  endforeach()
+  set(${out} "${t}" PARENT_SCOPE)
+endfunction()
+
 # docs/performance.md: CPU ns per event, and keylane_global's over hash
 # partitions'.
 function(table_cpu out)
@@ -882,7 +917,7 @@ function(table_pipeline out)
   set(${out} "${t}" PARENT_SCOPE)
 endfunction()
 
-set(TABLES run run-short throughput caf-lanes cpu ratios latency readme-throughput
+set(TABLES run run-short throughput caf-lanes feature-floor cpu ratios latency readme-throughput
            readme-run run-example exchange game-rooms kafka
            kafka-rebalance pipeline)
 
