@@ -35,31 +35,17 @@
 
 #include <caf/all.hpp>
 
-#include <keylane/detail/mpmc_queue.hpp>
-#include <keylane/key.hpp>
-
 #include "../way.hpp"
+#include "caf_lanes_parts.hpp"
 #include "striped_entries.hpp"
-
-namespace keylane::bench::caf_lanes_detail {
-
-struct event;
-using event_list = std::shared_ptr<std::vector<event*>>;
-
-} // namespace keylane::bench::caf_lanes_detail
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::bench::caf_lanes_detail::event_list)
 
 namespace keylane::bench {
 
 namespace caf_lanes_detail {
 
-using wake_atom = caf::atom_constant<caf::atom("wake")>;
+using namespace caf_lanes_parts;
 using reclaim_atom = caf::atom_constant<caf::atom("reclaim")>;
-using done_atom = caf::atom_constant<caf::atom("done")>;
 
-constexpr size_t inbox_batch = 1024;
-constexpr uint64_t window = 65536; // keylane ways' runtime.window
 constexpr size_t capped_keys = 4096; // keylane ways' max_active_keys
 
 struct key_handler {
@@ -74,22 +60,6 @@ struct spin_key_handler final : key_handler {
   }
   uint64_t events = 0;
 };
-
-// As keylane's event: the item, its sequence number and result, and room
-// for what an event carries through retry and parking (an error text, an
-// attempt count, two time points), so it spans the same three lines.
-struct event {
-  item it;
-  uint64_t seq = 0;
-  uint64_t result = 0;
-  std::string error;
-  int64_t submitted_ns = 0;
-  int64_t started_ns = 0;
-  uint32_t attempts = 0;
-  uint8_t status = 0;
-  char pad[96];
-};
-static_assert(sizeof(event) == 192, "three lines, as keylane's event");
 
 struct inbox_item;
 
@@ -118,25 +88,12 @@ struct inbox_item {
   lane* l;
 };
 
-struct alignas(64) inbox {
-  keylane::detail::mpmc_queue<inbox_item> items;
-  keylane::detail::producer_token token{items};
-  alignas(64) std::atomic<bool> signalled{false};
-  std::atomic<bool> reclaim_signalled{false};
-  caf::actor actor;
-};
-
-struct int_hash {
-  size_t operator()(uint64_t k) const noexcept {
-    return static_cast<size_t>(stable_hash(k));
-  }
-};
 using lane_table = striped_entries<uint64_t, lane, int_hash>;
 
 struct shared {
   output* out = nullptr;
   uint64_t iters = 0;
-  std::vector<inbox> boxes; // one per shard, made once
+  std::vector<inbox<inbox_item>> boxes; // one per shard, made once
   caf::actor sink;
   alignas(64) std::atomic<uint64_t> head{0};
   alignas(64) std::atomic<bool> blocked{false};
@@ -169,18 +126,6 @@ lane* pop_waiting(shared& sh) {
   sh.waiting.pop_front();
   sh.waiting_n.fetch_sub(1, std::memory_order_seq_cst);
   return w;
-}
-
-// The shard with the least queued (the first of equals).
-uint32_t by_load(shared& sh) {
-  uint32_t best = 0;
-  auto least = sh.boxes[0].items.size_approx();
-  for (uint32_t i = 1; i < sh.boxes.size(); ++i)
-    if (auto n = sh.boxes[i].items.size_approx(); n < least) {
-      least = n;
-      best = i;
-    }
-  return best;
 }
 
 caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
@@ -268,10 +213,7 @@ caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
   };
   return {
     [=](wake_atom) {
-      auto& box = sh->boxes[index];
-      box.signalled.store(false, std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-      auto n = box.items.try_dequeue_bulk(st->buf.data(), inbox_batch);
+      auto n = caf_lanes_parts::take(sh->boxes[index], st->buf);
       for (size_t i = 0; i < n; ++i)
         take(st->buf[i]);
       run(n);
@@ -324,14 +266,11 @@ caf::behavior sink_actor(caf::event_based_actor*, shared* sh) {
 class caf_lanes final : public way {
 public:
   caf_lanes(size_t cap, int threads) {
-    sh_.boxes = std::vector<inbox>(static_cast<size_t>(threads));
+    sh_.boxes = std::vector<inbox<inbox_item>>(static_cast<size_t>(threads));
     sh_.cap = cap;
     sh_.lanes = &lanes_;
     sh_.free_slots.store(static_cast<int64_t>(cap));
-    cfg_.set("logger.verbosity", caf::atom("quiet"));
-    cfg_.set("scheduler.policy", caf::atom("sharing"));
-    cfg_.set("scheduler.max-threads", static_cast<size_t>(threads));
-    cfg_.set("scheduler.max-throughput", size_t{300});
+    configure(cfg_, threads);
   }
 
   std::string start(output& out, uint64_t work_iters) override {
@@ -358,20 +297,13 @@ public:
     bool idle = false;
     auto* l = lanes_.add(it.key, idle);
     if (idle) // placed by load, as keylane places a starting lane
-      l->shard = by_load(sh_);
+      l->shard = by_load(sh_.boxes);
     return send(l->shard, inbox_item{it, next_++, l});
   }
 
   // One event to shard `i`'s inbox, waking the shard if need be.
   bool send(uint32_t i, const inbox_item& x) {
-    auto& box = sh_.boxes[i];
-    if (!box.items.enqueue(box.token, x))
-      return false;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (!box.signalled.load(std::memory_order_relaxed)
-        && !box.signalled.exchange(true, std::memory_order_acq_rel))
-      caf::anon_send(box.actor, wake_atom::value);
-    return true;
+    return caf_lanes_parts::send(sh_.boxes[i], x);
   }
 
   // With the cap: a key with a slot goes to its lane; one without takes a
@@ -390,11 +322,11 @@ public:
           && sh_.waiting_n.load(std::memory_order_seq_cst) == 0
           && take_slot(sh_)) {
         x.live = true;
-        x.shard = by_load(sh_);
+        x.shard = by_load(sh_.boxes);
         sh_.started.fetch_add(1, std::memory_order_relaxed);
       } else if (x.live) {
         if (was_idle)
-          x.shard = by_load(sh_);
+          x.shard = by_load(sh_.boxes);
       } else {
         held = true;
         x.held.push_back(inbox_item{it, seq, &x});
@@ -434,7 +366,7 @@ public:
     lanes_.locked(w->key, [&](lane& x) {
       x.live = true;
       x.waiting = false;
-      x.shard = to = by_load(sh_);
+      x.shard = to = by_load(sh_.boxes);
       held.swap(x.held);
       // Sent under the key's lock: its next event, sent after this one
       // sees it live, goes behind them.

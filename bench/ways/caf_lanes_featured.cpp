@@ -43,32 +43,18 @@
 #include <caf/all.hpp>
 
 #include <keylane/detail/latency_recorder.hpp>
-#include <keylane/detail/mpmc_queue.hpp>
 #include <keylane/detail/stamp_clock.hpp>
-#include <keylane/key.hpp>
 
 #include "../way.hpp"
+#include "caf_lanes_parts.hpp"
 #include "striped_entries.hpp"
-
-namespace keylane::bench::featured_detail {
-
-struct event;
-using event_list = std::shared_ptr<std::vector<event*>>;
-
-} // namespace keylane::bench::featured_detail
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(keylane::bench::featured_detail::event_list)
 
 namespace keylane::bench {
 
 namespace featured_detail {
 
+using namespace caf_lanes_parts;
 using keylane::detail::clock;
-using wake_atom = caf::atom_constant<caf::atom("wake")>;
-using done_atom = caf::atom_constant<caf::atom("done")>;
-
-constexpr size_t inbox_batch = 1024;
-constexpr uint64_t window = 65536;
 
 enum feature : unsigned {
   guard = 1,
@@ -109,20 +95,6 @@ unsigned features_from_env() {
   }
   return on;
 }
-
-// caf_lanes' event (three lines), with the submit stamp keylane's carries.
-struct event {
-  item it;
-  uint64_t seq = 0;
-  uint64_t result = 0;
-  std::string error;
-  clock::time_point submitted;
-  int64_t started_ns = 0;
-  uint32_t attempts = 0;
-  uint8_t status = 0; // 0 pending, 1 ok
-  char pad[96];
-};
-static_assert(sizeof(event) == 192, "three lines, as keylane's event");
 
 // What the handler answers through: it fills the event's result in the
 // call (keylane's synchronous case) and no second answer counts.
@@ -173,19 +145,6 @@ struct inbox_item {
   lane* l;
 };
 
-struct alignas(64) inbox {
-  keylane::detail::mpmc_queue<inbox_item> items;
-  keylane::detail::producer_token token{items};
-  alignas(64) std::atomic<bool> signalled{false};
-  caf::actor actor;
-};
-
-struct int_hash {
-  size_t operator()(uint64_t k) const noexcept {
-    return static_cast<size_t>(stable_hash(k));
-  }
-};
-
 // One shard's own counts (single writer, as keylane's outcome_tally).
 struct alignas(64) tally_block {
   std::atomic<uint64_t> ok{0};
@@ -201,7 +160,7 @@ struct shared {
   unsigned on = all;
   output* out = nullptr;
   uint64_t iters = 0;
-  std::vector<inbox> boxes;
+  std::vector<inbox<inbox_item>> boxes;
   std::vector<tally_block> tallies;
   caf::actor sink;
   // Delivered so far (one writer: the sink or the consumer thread); the
@@ -355,10 +314,7 @@ caf::behavior shard_actor(caf::event_based_actor* self, shared* sh,
   };
   return {
     [=](wake_atom) {
-      auto& box = sh->boxes[index];
-      box.signalled.store(false, std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-      auto n = box.items.try_dequeue_bulk(st->buf.data(), inbox_batch);
+      auto n = caf_lanes_parts::take(sh->boxes[index], st->buf);
       for (size_t i = 0; i < n; ++i)
         take(st->buf[i]);
       run();
@@ -404,12 +360,9 @@ class caf_lanes_featured final : public way {
 public:
   explicit caf_lanes_featured(int threads) {
     sh_.on = features_from_env();
-    sh_.boxes = std::vector<inbox>(static_cast<size_t>(threads));
+    sh_.boxes = std::vector<inbox<inbox_item>>(static_cast<size_t>(threads));
     sh_.tallies = std::vector<tally_block>(static_cast<size_t>(threads));
-    cfg_.set("logger.verbosity", caf::atom("quiet"));
-    cfg_.set("scheduler.policy", caf::atom("sharing"));
-    cfg_.set("scheduler.max-threads", static_cast<size_t>(threads));
-    cfg_.set("scheduler.max-throughput", size_t{300});
+    configure(cfg_, threads);
   }
 
   std::string start(output& out, uint64_t work_iters) override {
@@ -443,8 +396,9 @@ public:
     bool idle = false;
     auto* l = lanes_.add(it.key, idle);
     if (idle)
-      l->shard = by_load();
-    bool sent = send(l->shard, inbox_item{it, seq, at, l});
+      l->shard = by_load(sh_.boxes);
+    bool sent = caf_lanes_parts::send(sh_.boxes[l->shard],
+                                      inbox_item{it, seq, at, l});
     if (on & guard)
       sh_.inside.fetch_sub(1, std::memory_order_release);
     return sent;
@@ -501,28 +455,6 @@ private:
       sh_.blocked.store(false, std::memory_order_relaxed);
     }
     ++taken_;
-  }
-
-  uint32_t by_load() {
-    uint32_t best = 0;
-    auto least = sh_.boxes[0].items.size_approx();
-    for (uint32_t i = 1; i < sh_.boxes.size(); ++i)
-      if (auto n = sh_.boxes[i].items.size_approx(); n < least) {
-        least = n;
-        best = i;
-      }
-    return best;
-  }
-
-  bool send(uint32_t i, const inbox_item& x) {
-    auto& box = sh_.boxes[i];
-    if (!box.items.enqueue(box.token, x))
-      return false;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (!box.signalled.load(std::memory_order_relaxed)
-        && !box.signalled.exchange(true, std::memory_order_acq_rel))
-      caf::anon_send(box.actor, wake_atom::value);
-    return true;
   }
 
   caf::actor_system_config cfg_;
