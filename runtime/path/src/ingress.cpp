@@ -124,8 +124,8 @@ void ingress::credit(size_t n) {
   // Blocked producers wake once half the window is free (or on their own,
   // see `credit_recheck`), `drain` at zero. Woken at each batch's credit,
   // a producer faster than the shards slept and woke again per batch: on
-  // hot_key, 2.5 times the context switches per event, each a core taken
-  // from a shard.
+  // hot_key, twice the context switches per event, each a core taken from
+  // a shard.
   if (left > window_.load(std::memory_order_relaxed) / 2 && left != 0)
     return;
   waiter_.wake();
