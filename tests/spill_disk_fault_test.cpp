@@ -139,7 +139,7 @@ TEST_CASE("a spill write the disk refuses keeps the result in memory, holds "
   REQUIRE(eventually([&] { return rt->stats().spilled > 0; }));
   CHECK(log.count("works again after") == 1);
   // Results behind it spilled, but the straggler's own shard may not have
-  // run it yet: under ASan on 2 cores a release here once found nothing.
+  // run it yet (the spilled results came from the other shard).
   REQUIRE(eventually([&] { return h.holding(1000); }));
   REQUIRE(h.release(1000));
   REQUIRE(rt->drain(60s));
